@@ -1,0 +1,30 @@
+# Finds every dependency and names the Debian 12 package when one is missing.
+find_package(Threads REQUIRED)
+
+find_package(Boost 1.81 QUIET COMPONENTS json url)
+if(NOT Boost_FOUND OR NOT TARGET Boost::json)
+  message(FATAL_ERROR "Boost 1.81 with Boost.JSON and Boost.URL not found: "
+                      "apt-get install libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev "
+                      "(or run ./deploy/install-deps.sh)")
+endif()
+
+find_package(OpenSSL 3 QUIET)
+if(NOT OpenSSL_FOUND)
+  message(FATAL_ERROR "OpenSSL 3 not found: apt-get install libssl-dev (or run ./deploy/install-deps.sh)")
+endif()
+
+find_package(PkgConfig QUIET)
+if(NOT PkgConfig_FOUND)
+  message(FATAL_ERROR "pkg-config not found: apt-get install pkg-config (or run ./deploy/install-deps.sh)")
+endif()
+pkg_check_modules(PQXX QUIET IMPORTED_TARGET libpqxx>=6.4)
+if(NOT PQXX_FOUND)
+  message(FATAL_ERROR "libpqxx 6.4 not found: apt-get install libpqxx-dev (or run ./deploy/install-deps.sh)")
+endif()
+
+if(ORDERHUB_TESTS)
+  find_package(Catch2 2.13 QUIET)
+  if(NOT Catch2_FOUND)
+    message(FATAL_ERROR "Catch2 2.13 not found: apt-get install catch2 (or run ./deploy/install-deps.sh)")
+  endif()
+endif()

@@ -1,0 +1,110 @@
+#include "common/app/service.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <csignal>
+#include <thread>
+
+#include "common/cli/cli.hpp"
+#include "common/log/log.hpp"
+
+namespace common::app {
+
+config::OptionSpec database_option(const std::string& prefix) {
+    return {.name = "database-url", .env = prefix + "_DATABASE_URL", .help = "libpq connection URI",
+            .placeholder = "URL"};
+}
+
+std::vector<config::OptionSpec> service_options(const std::string& prefix, const std::string& default_listen) {
+    return {
+        database_option(prefix),
+        {.name = "listen", .env = prefix + "_LISTEN", .help = "listen address", .placeholder = "ADDR",
+         .default_value = default_listen},
+        {.name = "max-body-bytes", .env = prefix + "_MAX_BODY_BYTES", .help = "larger bodies get 413",
+         .placeholder = "N", .default_value = "1048576"},
+        {.name = "request-timeout", .env = prefix + "_REQUEST_TIMEOUT_MS",
+         .help = "milliseconds a client has to send a whole request", .placeholder = "MS", .default_value = "30000"},
+        {.name = "max-connections", .env = prefix + "_MAX_CONNECTIONS", .help = "open connections at most",
+         .placeholder = "N", .default_value = "4096"},
+        {.name = "io-threads", .env = prefix + "_IO_THREADS", .help = "network threads", .placeholder = "N",
+         .default_value = "1"},
+        {.name = "db-workers", .env = prefix + "_DB_WORKERS", .help = "database connections and threads",
+         .placeholder = "N", .default_value = "4"},
+        {.name = "log-format", .env = "ORDERHUB_LOG_FORMAT", .help = "json or text", .placeholder = "FORMAT",
+         .default_value = "json"},
+    };
+}
+
+std::string require_database_url(const config::ParsedArgs& args, const std::string& prefix) {
+    auto url = args.get("database-url");
+    if (!url || url->empty())
+        throw cli::UserError(prefix + "_DATABASE_URL is not set: give a libpq URI such as "
+                                      "postgresql://user@127.0.0.1:5432/db (or --database-url)");
+    return *url;
+}
+
+void apply_log_format(const config::ParsedArgs& args) {
+    log::Format f = log::Format::json;
+    if (auto v = args.get("log-format"); v && !log::parse_format(*v, f))
+        throw cli::UserError("log format must be 'json' or 'text', got '" + *v + "'");
+    log::set_format(f);
+}
+
+ServiceConfig service_config(const config::ParsedArgs& args, const std::string& prefix) {
+    ServiceConfig c;
+    std::string error;
+    auto listen = config::parse_host_port(args.get("listen").value_or(""), error);
+    if (!listen) throw cli::UserError(error);
+    c.listen = *listen;
+    c.database_url = require_database_url(args, prefix);
+    auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
+        auto v = config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
+        if (!v) throw cli::UserError(error);
+        return *v;
+    };
+    c.limits.max_body = number("max-body-bytes", 1024, 64ull * 1024 * 1024);
+    c.limits.request_timeout = std::chrono::milliseconds(number("request-timeout", 100, 600'000));
+    c.limits.max_connections = number("max-connections", 1, 1'000'000);
+    c.io_threads = number("io-threads", 1, 64);
+    c.db_workers = number("db-workers", 1, 256);
+    apply_log_format(args);
+    return c;
+}
+
+namespace {
+
+boost::asio::awaitable<void> drain(boost::asio::io_context& ioc, http::Server& server,
+                                   std::chrono::milliseconds grace) {
+    boost::asio::steady_timer t(ioc);
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    while (server.connections() > 0 && std::chrono::steady_clock::now() < deadline) {
+        t.expires_after(std::chrono::milliseconds(20));
+        co_await t.async_wait(boost::asio::use_awaitable);
+    }
+    ioc.stop();
+}
+
+}  // namespace
+
+int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::size_t threads,
+                     std::function<void()> on_stop, std::chrono::milliseconds grace) {
+    boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+    signals.async_wait([&](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        log::info("stopping", {{"signal", sig}});
+        server.stop();
+        if (on_stop) on_stop();
+        boost::asio::co_spawn(ioc, drain(ioc, server, grace), boost::asio::detached);
+    });
+    std::vector<std::thread> extra;
+    for (std::size_t i = 1; i < threads; ++i) extra.emplace_back([&] { ioc.run(); });
+    ioc.run();
+    for (auto& t : extra) t.join();
+    log::info("stopped");
+    return 0;
+}
+
+}  // namespace common::app

@@ -1,0 +1,59 @@
+#include "common/crypto/digest.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <climits>
+#include <stdexcept>
+
+#include "common/crypto/encoding.hpp"
+
+namespace common::crypto {
+namespace {
+
+// OpenSSL wants a non-null pointer even for zero bytes; an empty string_view may hold nullptr.
+const void* data_or_empty(std::string_view text) {
+    return text.data() != nullptr ? static_cast<const void*>(text.data()) : static_cast<const void*>("");
+}
+
+}  // namespace
+
+std::string sha256(std::string_view data) {
+    std::string out(kSha256Bytes, '\0');
+    unsigned int length = 0;
+    if (EVP_Digest(data_or_empty(data), data.size(), reinterpret_cast<unsigned char*>(out.data()), &length,
+                   EVP_sha256(), nullptr) != 1 ||
+        length != kSha256Bytes) {
+        throw std::runtime_error("SHA-256 failed");
+    }
+    return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+    return hex_encode(sha256(data));
+}
+
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+    if (key.size() > static_cast<std::size_t>(INT_MAX)) {
+        throw std::length_error("HMAC key too long");
+    }
+    std::string out(kSha256Bytes, '\0');
+    unsigned int length = 0;
+    if (HMAC(EVP_sha256(), data_or_empty(key), static_cast<int>(key.size()),
+             static_cast<const unsigned char*>(data_or_empty(data)), data.size(),
+             reinterpret_cast<unsigned char*>(out.data()), &length) == nullptr ||
+        length != kSha256Bytes) {
+        throw std::runtime_error("HMAC-SHA256 failed");
+    }
+    return out;
+}
+
+bool constant_time_equals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    return a.empty() || CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace common::crypto

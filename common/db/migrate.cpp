@@ -1,0 +1,118 @@
+#include "common/db/migrate.hpp"
+
+#include <charconv>
+#include <map>
+#include <pqxx/pqxx>
+
+#include "common/crypto/digest.hpp"
+
+namespace common::db {
+namespace {
+
+struct Applied {
+    std::string name;
+    std::string checksum;
+};
+
+std::map<int, Applied> read_applied(pqxx::transaction_base& tx, const std::string& schema) {
+    std::map<int, Applied> out;
+    auto exists = tx.exec_params1("SELECT to_regclass($1) IS NOT NULL", schema + ".schema_migrations");
+    if (!exists[0].as<bool>()) return out;
+    auto rows = tx.exec("SELECT version, name, checksum FROM " + tx.quote_name(schema) + ".schema_migrations");
+    for (const auto& r : rows) out[r[0].as<int>()] = {r[1].as<std::string>(), r[2].as<std::string>()};
+    return out;
+}
+
+std::string check(const std::map<int, Applied>& applied, const std::vector<MigrationFile>& files) {
+    std::map<int, const MigrationFile*> by_version;
+    for (const auto& f : files) by_version[migration_version(f.name)] = &f;
+    for (const auto& [version, a] : applied) {
+        auto it = by_version.find(version);
+        if (it == by_version.end())
+            return "the database has migration " + a.name + " which this binary does not know: use a newer binary";
+        if (common::crypto::sha256_hex(it->second->sql) != a.checksum)
+            return "migration " + a.name + " was edited after it was applied (checksum differs): restore the file "
+                   "and put the change in a new numbered migration";
+    }
+    return {};
+}
+
+}  // namespace
+
+int migration_version(std::string_view name) {
+    int v = 0;
+    auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), v);
+    if (ec != std::errc() || ptr == name.data() || ptr == name.data() + name.size() || *ptr != '_' || v <= 0)
+        throw MigrationError("migration file name '" + std::string(name) + "' must look like 0001_name.sql");
+    return v;
+}
+
+MigrationReport migrate(pqxx::connection_base& conn, const std::string& schema,
+                        const std::vector<MigrationFile>& files) {
+    MigrationReport report;
+    const std::string lock_key = "orderhub.migrate." + schema;
+    {
+        pqxx::nontransaction nt(conn);
+        nt.exec_params("SELECT pg_advisory_lock(hashtext($1))", lock_key);
+    }
+    struct Unlock {
+        pqxx::connection_base& c;
+        std::string key;
+        ~Unlock() {
+            try {
+                pqxx::nontransaction nt(c);
+                nt.exec_params("SELECT pg_advisory_unlock(hashtext($1))", key);
+            } catch (...) {
+                // The lock is session-level: it goes with the connection anyway.
+            }
+        }
+    } unlock{conn, lock_key};
+
+    std::map<int, Applied> applied;
+    {
+        pqxx::work tx(conn);
+        const std::string s = tx.quote_name(schema);
+        tx.exec("CREATE SCHEMA IF NOT EXISTS " + s);
+        tx.exec("CREATE TABLE IF NOT EXISTS " + s +
+                ".schema_migrations (version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, "
+                "applied_at timestamptz NOT NULL DEFAULT now())");
+        applied = read_applied(tx, schema);
+        tx.commit();
+    }
+    if (auto problem = check(applied, files); !problem.empty()) throw MigrationError(problem);
+
+    std::map<int, const MigrationFile*> pending;
+    for (const auto& f : files) {
+        int v = migration_version(f.name);
+        if (pending.contains(v) || applied.contains(v)) {
+            if (applied.contains(v)) {
+                ++report.already;
+                continue;
+            }
+            throw MigrationError("two migration files share version " + std::to_string(v));
+        }
+        pending[v] = &f;
+    }
+    for (const auto& [version, f] : pending) {
+        pqxx::work tx(conn);
+        tx.exec(std::string(f->sql));
+        tx.exec_params("INSERT INTO " + tx.quote_name(schema) +
+                           ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                       version, std::string(f->name), common::crypto::sha256_hex(f->sql));
+        tx.commit();
+        report.applied.emplace_back(f->name);
+    }
+    return report;
+}
+
+std::string migration_problem(pqxx::connection_base& conn, const std::string& schema,
+                              const std::vector<MigrationFile>& files) {
+    pqxx::read_transaction tx(conn);
+    auto applied = read_applied(tx, schema);
+    if (auto problem = check(applied, files); !problem.empty()) return problem;
+    for (const auto& f : files)
+        if (!applied.contains(migration_version(f.name))) return "migration " + std::string(f.name) + " is not applied";
+    return {};
+}
+
+}  // namespace common::db

@@ -1,0 +1,95 @@
+#include "common/db/pool.hpp"
+
+#include <pqxx/except>
+
+#include "common/log/log.hpp"
+
+namespace common::db {
+
+bool is_unavailable(std::exception_ptr e) {
+    if (!e) return false;
+    try {
+        std::rethrow_exception(e);
+    } catch (const Unavailable&) {
+        return true;
+    } catch (const pqxx::broken_connection&) {
+        return true;
+    } catch (const pqxx::sql_error& err) {
+        // Class 08 (connection exception), 57P01..57P03 (shutdown, crash recovery, cannot connect now),
+        // 53300 (too many connections).
+        const std::string& state = err.sqlstate();
+        return state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03" ||
+               state == "53300";
+    } catch (...) {
+        return false;
+    }
+}
+
+Pool::Pool(Options options) : options_(std::move(options)) {
+    if (options_.workers == 0) options_.workers = 1;
+    threads_.reserve(options_.workers);
+    for (std::size_t i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { worker_loop(); });
+}
+
+Pool::~Pool() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+}
+
+void Pool::enqueue(Job job) {
+    {
+        std::lock_guard lock(mutex_);
+        queue_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+}
+
+PoolStats Pool::stats() const {
+    std::lock_guard lock(mutex_);
+    return {threads_.size(), busy_, queue_.size(), jobs_, reconnects_.load()};
+}
+
+void Pool::worker_loop() {
+    std::unique_ptr<pqxx::connection> conn;
+    std::uint64_t conn_epoch = 0;
+    for (;;) {
+        Job job;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;  // stopping and drained
+            job = std::move(queue_.front());
+            queue_.pop_front();
+            ++busy_;
+            ++jobs_;
+        }
+        // Another worker saw the server go away: this connection is very likely dead too.
+        if (conn && conn_epoch != epoch_.load()) conn.reset();
+        std::exception_ptr setup_error;
+        if (!conn) {
+            try {
+                conn_epoch = epoch_.load();
+                auto c = std::make_unique<pqxx::connection>(options_.url);
+                if (options_.on_connect) options_.on_connect(*c);
+                conn = std::move(c);
+                reconnects_.fetch_add(1);
+            } catch (const std::exception& e) {
+                // libpq's message names host and port but never the password.
+                setup_error = std::make_exception_ptr(Unavailable(std::string("database unavailable: ") + e.what()));
+            }
+        }
+        job(conn.get(), setup_error);
+        if (conn && !conn->is_open()) {
+            conn.reset();
+            epoch_.fetch_add(1);
+        }
+        std::lock_guard lock(mutex_);
+        --busy_;
+    }
+}
+
+}  // namespace common::db

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/config/options.hpp"
+#include "common/http/message.hpp"
+
+namespace common::http {
+
+/// Limits of section 8 of the product contract.
+struct Limits {
+    std::size_t max_body = 1024 * 1024;
+    std::size_t max_header = 16 * 1024;
+    std::chrono::milliseconds request_timeout{30'000};  ///< from the first byte to the whole request
+    std::chrono::milliseconds idle_timeout{60'000};     ///< a keep-alive connection waiting for its next request
+    std::chrono::milliseconds write_timeout{10'000};
+    std::size_t max_connections = 4096;
+};
+
+/// Produces handler answers for a request.
+using Handler = std::function<boost::asio::awaitable<Response>(Request)>;
+
+/// Renders the server's own refusals (413, 408, 431, 400, 503, 500) in the product's error shape; `target` is
+/// the request target when known.
+using ErrorRenderer =
+    std::function<Response(std::string_view target, unsigned status, std::string_view code, std::string_view message)>;
+
+/// Called after every response with the request, the response and the latency (logging, metrics).
+using AccessLog = std::function<void(const Request&, const Response&, std::chrono::microseconds)>;
+
+/// An HTTP/1.1 listener: one coroutine per connection on its own strand, a fresh parser with body and header
+/// limits per request, time-outs on every read and write, a bound on connections. Runs on the io_context
+/// given; the handler may run on any of its threads. Not copyable; `stop()` before destroying.
+class Server {
+public:
+    Server(boost::asio::io_context& ioc, const config::HostPort& listen, Limits limits, Handler handler,
+           ErrorRenderer errors, AccessLog access_log = {});
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// Binds and starts accepting; throws std::system_error with a clear message when the address is taken.
+    void start();
+    /// The bound port (useful with port 0).
+    std::uint16_t port() const;
+    /// Stops accepting and closes idle connections; requests in flight finish.
+    void stop();
+    /// Number of open connections.
+    std::size_t connections() const;
+
+private:
+    struct Impl;
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace common::http

@@ -1,0 +1,73 @@
+#include "common/log/log.hpp"
+
+#include <atomic>
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+#include <string>
+
+namespace common::log {
+namespace {
+
+std::atomic<Format> g_format{Format::json};
+std::mutex g_mutex;
+
+const char* level_name(Level l) {
+    switch (l) {
+        case Level::debug: return "debug";
+        case Level::info: return "info";
+        case Level::warn: return "warn";
+        case Level::error: return "error";
+    }
+    return "info";
+}
+
+std::string now_iso() {
+    auto now = std::chrono::system_clock::now();
+    auto secs = std::chrono::system_clock::to_time_t(now);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return buf;
+}
+
+}  // namespace
+
+void set_format(Format format) { g_format.store(format); }
+
+bool parse_format(std::string_view text, Format& out) {
+    if (text == "json") out = Format::json;
+    else if (text == "text") out = Format::text;
+    else return false;
+    return true;
+}
+
+void write(Level level, std::string_view message, Fields fields) {
+    std::string line;
+    if (g_format.load() == Format::json) {
+        boost::json::object o;
+        o["time"] = now_iso();
+        o["level"] = level_name(level);
+        o["msg"] = message;
+        for (const auto& [k, v] : fields) o[k] = v.json;
+        line = boost::json::serialize(o);
+    } else {
+        line = now_iso() + " " + level_name(level) + " " + std::string(message);
+        for (const auto& [k, v] : fields) {
+            line += " ";
+            line += k;
+            line += "=";
+            line += v.json.is_string() ? std::string(v.json.get_string()) : boost::json::serialize(v.json);
+        }
+    }
+    line += '\n';
+    std::lock_guard lock(g_mutex);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+}  // namespace common::log

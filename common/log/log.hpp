@@ -1,0 +1,42 @@
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <string_view>
+#include <utility>
+
+namespace common::log {
+
+enum class Level { debug, info, warn, error };
+enum class Format { json, text };
+
+/// Chooses the line format for the whole process (ORDERHUB_LOG_FORMAT); thread-safe.
+void set_format(Format format);
+
+/// Parses "json" or "text".
+bool parse_format(std::string_view text, Format& out);
+
+/// A field value: strings, numbers, booleans or JSON.
+struct Value {
+    Value(const std::string& s) : json(std::string_view(s)) {}
+    Value(std::string_view s) : json(s) {}
+    Value(const char* s) : json(s) {}
+    template <class T>
+        requires std::is_arithmetic_v<T>
+    Value(T n) : json(n) {}
+    Value(boost::json::value j) : json(std::move(j)) {}
+    boost::json::value json;
+};
+
+using Fields = std::initializer_list<std::pair<std::string_view, Value>>;
+
+/// Writes one line to stderr: time, level, message and fields. Never pass secrets, bodies or full phones.
+void write(Level level, std::string_view message, Fields fields = {});
+
+inline void info(std::string_view message, Fields fields = {}) { write(Level::info, message, fields); }
+inline void warn(std::string_view message, Fields fields = {}) { write(Level::warn, message, fields); }
+inline void error(std::string_view message, Fields fields = {}) { write(Level::error, message, fields); }
+
+}  // namespace common::log

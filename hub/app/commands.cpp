@@ -1,0 +1,19 @@
+#include "hub/app/commands.hpp"
+
+#include "common/app/migrate_command.hpp"
+#include "common/cli/cli.hpp"
+#include "common/db/migrate.hpp"
+#include "hub/app/serve.hpp"
+
+namespace hub::app {
+
+int main(int argc, char** argv, const common::config::EnvLookup& env) {
+    std::vector<common::cli::Command> commands = {
+        common::app::migrate_command("ORDERHUB", "hub", common::db::migrations_hub()),
+        serve_command(),
+    };
+    return common::cli::dispatch("orderhub", "OrderHub: delivery-platform webhooks in, POS orders out.", commands,
+                                 argc, argv, env);
+}
+
+}  // namespace hub::app

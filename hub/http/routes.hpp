@@ -1,0 +1,35 @@
+#pragma once
+
+#include <chrono>
+#include <string_view>
+
+#include "common/app/health.hpp"
+#include "common/http/server.hpp"
+
+namespace common::db {
+class Pool;
+}
+
+namespace hub::http {
+
+/// The hub's HTTP surface: health, readiness and (later) webhooks. Holds references only.
+class Routes {
+public:
+    explicit Routes(common::db::Pool& pool);
+    /// The request handler for common::http::Server.
+    common::http::Handler handler();
+
+private:
+    boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
+    common::db::Pool& pool_;
+    common::app::HealthTarget health_;
+};
+
+/// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.
+common::http::Response render_error(std::string_view target, unsigned status, std::string_view code,
+                                    std::string_view message);
+
+/// One JSON log line per request.
+void access_log(const common::http::Request& req, const common::http::Response& res, std::chrono::microseconds latency);
+
+}  // namespace hub::http

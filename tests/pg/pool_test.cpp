@@ -1,0 +1,109 @@
+#include <atomic>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <thread>
+
+#include "common/db/pool.hpp"
+#include "tests/pg/support.hpp"
+
+namespace asio = boost::asio;
+
+namespace {
+
+asio::awaitable<void> one_query(asio::io_context& ioc, common::db::Pool& pool, int i, std::atomic<int>& ok,
+                                std::atomic<int>& wrong_thread) {
+    int v = co_await pool.run([i](pqxx::connection& c) {
+        pqxx::work tx(c);
+        auto r = tx.exec_params1("SELECT $1::int + 1 FROM pg_sleep(0.001)", i);
+        tx.commit();
+        return r[0].as<int>();
+    });
+    // The coroutine resumes on its own strand, never on a database worker thread.
+    if (!ioc.get_executor().running_in_this_thread()) wrong_thread.fetch_add(1);
+    if (v == i + 1) ok.fetch_add(1);
+}
+
+}  // namespace
+
+TEST_CASE("pool: many coroutines share a few connections and resume on their own executors", "[pool]") {
+    tests::TempDatabase db;
+    common::db::Pool pool({.url = db.url(), .workers = 3, .on_connect = {}});
+    asio::io_context ioc;
+    std::atomic<int> ok{0}, wrong_thread{0};
+    constexpr int kCoroutines = 300;
+    for (int i = 0; i < kCoroutines; ++i)
+        asio::co_spawn(asio::make_strand(ioc), one_query(ioc, pool, i, ok, wrong_thread), asio::detached);
+    std::thread second([&] { ioc.run(); });
+    ioc.run();
+    second.join();
+    CHECK(ok.load() == kCoroutines);
+    CHECK(wrong_thread.load() == 0);
+    auto stats = pool.stats();
+    CHECK(stats.workers == 3);
+    CHECK(stats.jobs == kCoroutines);
+    CHECK(stats.reconnects <= 3);  // one connection per worker, reused
+}
+
+TEST_CASE("pool: an exception in the job reaches the awaiting coroutine", "[pool]") {
+    tests::TempDatabase db;
+    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
+    asio::io_context ioc;
+    std::string caught;
+    asio::co_spawn(
+        ioc,
+        [](common::db::Pool& p, std::string& out) -> asio::awaitable<void> {
+            try {
+                co_await p.run([](pqxx::connection& c) {
+                    pqxx::work tx(c);
+                    tx.exec("SELECT * FROM no_such_table");
+                });
+            } catch (const pqxx::sql_error& e) {
+                out = e.sqlstate();
+            }
+        }(pool, caught),
+        asio::detached);
+    ioc.run();
+    CHECK(caught == "42P01");
+    // The worker and its connection survive the failed job.
+    CHECK(pool.run_sync([](pqxx::connection& c) { return pqxx::nontransaction(c).exec1("SELECT 7")[0].as<int>(); }) == 7);
+}
+
+TEST_CASE("pool: an unreachable server is reported as Unavailable", "[pool]") {
+    common::db::Pool pool({.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", .workers = 1, .on_connect = {}});
+    std::exception_ptr error;
+    try {
+        pool.run_sync([](pqxx::connection&) { return 1; });
+    } catch (...) {
+        error = std::current_exception();
+    }
+    REQUIRE(error);
+    CHECK(common::db::is_unavailable(error));
+}
+
+TEST_CASE("pool: reconnects after the server restarts", "[pool][restart]") {
+    const char* restart = std::getenv("ORDERHUB_TEST_PG_RESTART");
+    if (restart == nullptr || *restart == '\0') FAIL("ORDERHUB_TEST_PG_RESTART is not set: run via tests/run.sh");
+    tests::TempDatabase db;
+    common::db::Pool pool({.url = db.url(), .workers = 2, .on_connect = {}});
+    auto pid = [](pqxx::connection& c) { return pqxx::nontransaction(c).exec1("SELECT pg_backend_pid()")[0].as<int>(); };
+    const int before = pool.run_sync(pid);
+    REQUIRE(std::system(restart) == 0);
+    // The first job on a dead connection may fail (its server went away); the pool must recover without help.
+    int failures = 0;
+    int after = 0;
+    for (int attempt = 0; attempt < 10 && after == 0; ++attempt) {
+        try {
+            after = pool.run_sync(pid);
+        } catch (...) {
+            CHECK(common::db::is_unavailable(std::current_exception()));
+            ++failures;
+        }
+    }
+    CHECK(after != 0);
+    CHECK(after != before);
+    CHECK(failures <= 2);
+    CHECK(pool.stats().reconnects >= 2);
+}

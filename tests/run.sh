@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole suite: installs what is missing, builds (Release, then Debug with ASan and UBSan for the unit and
+# database tests), starts a throwaway PostgreSQL, runs every ctest label, removes the cluster, and exits non-zero
+# on any failure. Output ends with ctest's summary of the Release run.
+#   ./tests/run.sh                 everything
+#   ./tests/run.sh -L unit         one label (unit, pg, e2e), Release build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./deploy/install-deps.sh
+jobs=${ORDERHUB_BUILD_JOBS:-2}
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
+cmake --build build -j"$jobs"
+
+pgdir=$(mktemp -d /tmp/orderhub-test-pg.XXXXXX)
+cleanup() { ./deploy/pg-local.sh destroy "$pgdir" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+export ORDERHUB_TEST_DATABASE_URL=$(./deploy/pg-local.sh start "$pgdir" postgres)
+export ORDERHUB_TEST_PG_RESTART="$PWD/deploy/pg-local.sh restart $pgdir"
+
+status=0
+if [ $# -eq 0 ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORDERHUB_SANITIZE=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
+  cmake --build build-asan -j"$jobs" --target unit_tests pg_tests webhook_verdicts
+  echo "== unit and pg tests under AddressSanitizer and UBSan"
+  (cd build-asan && ctest -L 'unit|pg' --output-on-failure) || status=1
+  echo "== every test, Release build"
+fi
+(cd build && ctest --output-on-failure "$@") || status=1
+exit $status
