@@ -1,0 +1,29 @@
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace common::json {
+
+/// Bounds applied by parse_strict; the body size itself is bounded earlier, by the HTTP layer.
+struct ParseLimits {
+    std::size_t max_depth = 64;  ///< nesting of arrays and objects; 64 levels pass, 65 are refused
+};
+
+/// Outcome of parse_strict: `value` on success, otherwise a short human-readable `error`.
+struct ParseResult {
+    std::optional<boost::json::value> value;
+    std::string error;
+};
+
+/// Parses `text` strictly: rejects syntax errors, invalid UTF-8 and lone UTF-16 surrogate escapes, nesting
+/// deeper than max_depth, duplicate object keys, numbers that overflow a double (1e400), integer literals
+/// beyond int64/uint64 (which Boost.JSON would silently turn into an inexact double), trailing data, comments
+/// and trailing commas. Any top-level JSON value is accepted. Thread-safe; allocates only the result.
+ParseResult parse_strict(std::string_view text, const ParseLimits& limits = {});
+
+}  // namespace common::json

@@ -1,0 +1,168 @@
+#include "common/json/parse.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+
+using common::json::parse_strict;
+using common::json::ParseLimits;
+
+// Nested arrays `depth` levels deep: depth 2 is "[[]]".
+std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// Nested objects `depth` levels deep: depth 2 is {"a":{"a":{}}} minus one level, i.e. {"a":{}}.
+std::string nested_objects(std::size_t depth) {
+    std::string text;
+    for (std::size_t i = 1; i < depth; ++i) {
+        text += "{\"a\":";
+    }
+    text += "{}";
+    text += std::string(depth - 1, '}');
+    return text;
+}
+
+void require_refused(std::string_view text) {
+    INFO("input: " << text);
+    const auto result = parse_strict(text);
+    CHECK_FALSE(result.value.has_value());
+    CHECK_FALSE(result.error.empty());
+}
+
+}  // namespace
+
+TEST_CASE("parse_strict builds the same value as Boost.JSON for well-formed input", "[json]") {
+    const auto result = parse_strict(R"( {"a": [1, -2, 3.5, true, false, null, "x\ny\u00e9"], "b": {"c": {}}} )");
+    REQUIRE(result.value.has_value());
+    CHECK(result.error.empty());
+    CHECK(boost::json::serialize(*result.value) == R"({"a":[1,-2,3.5E0,true,false,null,"x\ny)"
+                                                   "\xc3\xa9"
+                                                   R"("],"b":{"c":{}}})");
+    CHECK(result.value->at("a").as_array().size() == 7);
+    CHECK(result.value->at("a").at(0).is_int64());
+    CHECK(result.value->at("a").at(2).is_double());
+}
+
+TEST_CASE("parse_strict accepts any top-level value and surrounding whitespace", "[json]") {
+    CHECK(parse_strict("1").value == boost::json::value(1));
+    CHECK(parse_strict(" \"s\" \r\n").value == boost::json::value("s"));
+    CHECK(parse_strict("null").value->is_null());
+    CHECK(parse_strict("[]").value->as_array().empty());
+}
+
+TEST_CASE("parse_strict refuses duplicate object keys", "[json]") {
+    SECTION("top level") {
+        const auto result = parse_strict(R"({"a":1,"a":2})");
+        CHECK_FALSE(result.value);
+        CHECK(result.error.find("duplicate object key \"a\"") != std::string::npos);
+    }
+    SECTION("nested, with the same value") { require_refused(R"({"x":{"id":"1","id":"1"}})"); }
+    SECTION("spelled differently with escapes") { require_refused(R"({"ab":1,"a\u0062":2})"); }
+    SECTION("in an object too large for the small linear table") {
+        std::string text = "{";
+        for (int i = 0; i < 500; ++i) {
+            text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+        }
+        CHECK(parse_strict(text + "\"last\":0}").value.has_value());
+        require_refused(text + "\"k250\":0}");
+    }
+    SECTION("the same key in different objects is fine") {
+        const auto result = parse_strict(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})");
+        REQUIRE(result.value);
+        CHECK(result.value->at("b").at(1).at("a") == 2);
+    }
+    SECTION("a long quoted key is cut in the message") {
+        const std::string key(1000, 'k');
+        const auto result = parse_strict("{\"" + key + "\":1,\"" + key + "\":2}");
+        CHECK_FALSE(result.value);
+        CHECK(result.error.size() < 200);
+    }
+}
+
+TEST_CASE("parse_strict bounds nesting depth", "[json]") {
+    CHECK(parse_strict(nested_arrays(64)).value.has_value());
+    CHECK(parse_strict(nested_objects(64)).value.has_value());
+    require_refused(nested_arrays(65));
+    require_refused(nested_objects(65));
+    require_refused(nested_arrays(100000));
+
+    const ParseLimits shallow{.max_depth = 2};
+    CHECK(parse_strict("[[1]]", shallow).value.has_value());
+    CHECK_FALSE(parse_strict("[[[1]]]", shallow).value.has_value());
+    CHECK_FALSE(parse_strict(R"({"a":{"b":{}}})", shallow).value.has_value());
+}
+
+TEST_CASE("parse_strict refuses invalid UTF-8 and lone surrogates", "[json]") {
+    require_refused("[\"\xc3\x28\"]");          // bad continuation byte
+    require_refused("[\"\x80\"]");              // lone continuation byte
+    require_refused("[\"\xc0\xaf\"]");          // overlong '/'
+    require_refused("[\"\xe2\x82\"]");          // truncated sequence
+    require_refused("[\"\xed\xa0\x80\"]");      // UTF-16 surrogate encoded in UTF-8
+    require_refused("[\"\xf4\x90\x80\x80\"]");  // above U+10FFFF
+    require_refused("[\"\xff\"]");              // never valid
+    require_refused("{\"k\xff\":1}");           // in a key
+    require_refused(R"(["\ud800"])");           // lone leading surrogate escape
+    require_refused(R"(["\udc00"])");           // lone trailing surrogate escape
+    require_refused(R"(["\ud800\u0041"])");     // leading surrogate not followed by a trailing one
+    require_refused("\xef\xbb\xbf{}");          // byte order mark
+
+    const auto emoji = parse_strict("[\"\xf0\x9f\x98\x80\", \"\\ud83d\\ude00\"]");
+    REQUIRE(emoji.value);
+    CHECK(emoji.value->at(0) == emoji.value->at(1));
+    const auto result = parse_strict("[\"\xc3\x28\"]");
+    CHECK(result.error.find("UTF-8") != std::string::npos);
+}
+
+TEST_CASE("parse_strict refuses numbers that overflow", "[json]") {
+    require_refused("1e400");
+    require_refused("-1e400");
+    require_refused("[1.7976931348623159e308]");  // rounds to infinity
+    require_refused("18446744073709551616");      // UINT64_MAX + 1
+    require_refused("-9223372036854775809");      // INT64_MIN - 1
+    require_refused("123456789012345678901234567890");
+    CHECK(parse_strict("1e400").error.find("number out of range") != std::string::npos);
+    CHECK(parse_strict("18446744073709551616").error.find("integer out of range") != std::string::npos);
+
+    CHECK(parse_strict("18446744073709551615").value == boost::json::value(UINT64_MAX));
+    CHECK(parse_strict("-9223372036854775808").value == boost::json::value(INT64_MIN));
+    CHECK(parse_strict("1.7976931348623157e308").value->as_double() == 1.7976931348623157e308);
+    // Underflow is not refused: the value is simply zero.
+    CHECK(parse_strict("1e-400").value->as_double() == 0.0);
+    // A long decimal with a fraction is an ordinary double, not an out-of-range integer.
+    CHECK(parse_strict("123456789012345678901234567890.5").value->is_double());
+}
+
+TEST_CASE("parse_strict refuses trailing data and non-standard syntax", "[json]") {
+    require_refused("{} x");
+    require_refused("{}{}");
+    require_refused("1 2");
+    require_refused("[1,]");
+    require_refused(R"({"a":1,})");
+    require_refused("/* c */ {}");
+    require_refused("{} // c");
+    require_refused("NaN");
+    require_refused("[Infinity]");
+    require_refused("{'a':1}");
+    require_refused("{a:1}");
+    require_refused("[01]");
+    require_refused("\"\t\"");  // raw control character in a string
+    require_refused("");
+    require_refused("   ");
+    require_refused(R"({"a":1)");
+    CHECK(parse_strict("{} x").error.find("trailing data") != std::string::npos);
+}
+
+TEST_CASE("parse_strict reassembles strings and keys delivered in pieces", "[json]") {
+    // Escapes make Boost.JSON deliver a string as several parts.
+    std::string long_text;
+    std::string expected;
+    for (int i = 0; i < 5000; ++i) {
+        long_text += R"(ab\n\u00e9\")";
+        expected += "ab\n\xc3\xa9\"";
+    }
+    const auto result = parse_strict(R"({"k\u0065y":")" + long_text + R"("})");
+    REQUIRE(result.value);
+    CHECK(result.value->at("key").as_string() == expected);
+}
