@@ -55,7 +55,8 @@ free_port() {
 }
 
 port_free() {
-  python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.close()' "$1" 2>/dev/null
+  # SO_REUSEADDR as PostgreSQL itself uses: connections in TIME_WAIT from a stopped server do not block the port.
+  python3 -c 'import socket,sys; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1",int(sys.argv[1]))); s.close()' "$1" 2>/dev/null
 }
 
 data=$(data_dir)

@@ -18,6 +18,7 @@ cleanup() { ./deploy/pg-local.sh destroy "$pgdir" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 export ORDERHUB_TEST_DATABASE_URL=$(./deploy/pg-local.sh start "$pgdir" postgres)
 export ORDERHUB_TEST_PG_RESTART="$PWD/deploy/pg-local.sh restart $pgdir"
+export ORDERHUB_TEST_PG_DIR=$pgdir
 
 status=0
 if [ $# -eq 0 ]; then

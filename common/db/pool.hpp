@@ -72,9 +72,12 @@ public:
 
     PoolStats stats() const;
 
-private:
+    /// A raw job: called on a worker with its connection, or with nullptr and the connect error.
     using Job = std::function<void(pqxx::connection*, std::exception_ptr)>;
+    /// Queues a raw job (Batcher and run() build on this).
     void enqueue(Job job);
+
+private:
     void worker_loop();
 
     Options options_;

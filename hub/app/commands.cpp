@@ -3,6 +3,7 @@
 #include "common/app/migrate_command.hpp"
 #include "common/cli/cli.hpp"
 #include "common/db/migrate.hpp"
+#include "hub/admin/admin.hpp"
 #include "hub/app/serve.hpp"
 
 namespace hub::app {
@@ -12,6 +13,8 @@ int main(int argc, char** argv, const common::config::EnvLookup& env) {
         common::app::migrate_command("ORDERHUB", "hub", common::db::migrations_hub()),
         serve_command(),
     };
+    for (auto group : {admin::partner_commands(), admin::branch_commands(), admin::order_commands()})
+        for (auto& c : group) commands.push_back(std::move(c));
     return common::cli::dispatch("orderhub", "OrderHub: delivery-platform webhooks in, POS orders out.", commands,
                                  argc, argv, env);
 }

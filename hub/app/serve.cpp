@@ -5,7 +5,11 @@
 #include "common/app/service.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/db/queries.hpp"
 #include "hub/http/routes.hpp"
+#include "hub/ingest/partners.hpp"
+#include "hub/ingest/store.hpp"
+#include "hub/ingest/webhook.hpp"
 
 namespace hub::app {
 namespace {
@@ -16,9 +20,13 @@ int serve(const common::config::ParsedArgs& args) {
     if (role != "all" && role != "api" && role != "forwarder")
         throw common::cli::UsageError("--role must be all, api or forwarder");
 
-    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = {}});
+    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = hub::db::prepare_all});
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
-    hub::http::Routes routes(pool);
+    // Group commit: up to 256 requests per transaction, leaving one worker free for lookups and readiness.
+    ingest::PartnerDirectory partners(pool, std::chrono::seconds(2));
+    ingest::OrderStore store(pool, 256, cfg.db_workers > 1 ? cfg.db_workers - 1 : 1);
+    ingest::WebhookHandler webhooks(partners, store);
+    hub::http::Routes routes(pool, webhooks);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
                                 hub::http::access_log);
     server.start();

@@ -10,19 +10,23 @@ namespace common::db {
 class Pool;
 }
 
+namespace hub::ingest {
+class WebhookHandler;
+}
+
 namespace hub::http {
 
 /// The hub's HTTP surface: health, readiness and (later) webhooks. Holds references only.
 class Routes {
 public:
-    explicit Routes(common::db::Pool& pool);
+    Routes(common::db::Pool& pool, ingest::WebhookHandler& webhooks);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
 
 private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
-    common::db::Pool& pool_;
     common::app::HealthTarget health_;
+    ingest::WebhookHandler& webhooks_;
 };
 
 /// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.

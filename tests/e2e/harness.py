@@ -42,6 +42,21 @@ def psql(url, sql):
     return out.stdout.strip()
 
 
+def pg_ctl(action):
+    """Stops or starts the test cluster (deploy/pg-local.sh stop|start), for outage tests."""
+    pgdir = os.environ.get("ORDERHUB_TEST_PG_DIR")
+    if not pgdir:
+        sys.exit("ORDERHUB_TEST_PG_DIR is not set: run the e2e tests via tests/run.sh")
+    out = subprocess.run([os.path.join(SOURCE, "deploy", "pg-local.sh"), action, pgdir], capture_output=True,
+                         text=True, timeout=120)
+    if out.returncode != 0:
+        raise RuntimeError(f"pg-local.sh {action} failed: {out.stderr}")
+
+
+def hub_env(url):
+    return {"ORDERHUB_DATABASE_URL": url, "ORDERHUB_PUBLIC_URL": "http://127.0.0.1:1"}
+
+
 def create_database():
     """A fresh database, dropped at exit."""
     name = f"e2e_{os.getpid()}_{random.randrange(1 << 30)}"

@@ -1,0 +1,81 @@
+#include "hub/admin/admin.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <iostream>
+#include <pqxx/pqxx>
+
+#include "common/app/service.hpp"
+
+namespace hub::admin {
+
+std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args) {
+    const std::string url = common::app::require_database_url(args, "ORDERHUB");
+    try {
+        return std::make_unique<pqxx::connection>(url);
+    } catch (const std::exception& e) {
+        throw common::cli::UserError(std::string("cannot connect to the database: ") + e.what());
+    }
+}
+
+std::vector<common::config::OptionSpec> db_options(std::vector<common::config::OptionSpec> more) {
+    more.insert(more.begin(), common::app::database_option("ORDERHUB"));
+    return more;
+}
+
+std::string required(const common::config::ParsedArgs& args, const std::string& name) {
+    auto v = args.get(name);
+    if (!v || v->empty()) throw common::cli::UsageError("--" + name + " is required");
+    return *v;
+}
+
+std::string one_positional(const common::config::ParsedArgs& args, const std::string& what) {
+    if (args.positional.size() != 1) throw common::cli::UsageError("give exactly one " + what);
+    return args.positional[0];
+}
+
+namespace {
+
+std::string text_of(const boost::json::value& v) {
+    if (v.is_string()) return std::string(v.get_string());
+    if (v.is_null()) return "-";
+    return boost::json::serialize(v);
+}
+
+}  // namespace
+
+void print_object(const common::config::ParsedArgs& args, const boost::json::object& o) {
+    if (args.has("json")) {
+        std::cout << boost::json::serialize(o) << "\n";
+        return;
+    }
+    for (const auto& [k, v] : o) std::cout << std::string(k) << ": " << text_of(v) << "\n";
+}
+
+void print_rows(const common::config::ParsedArgs& args, const boost::json::array& rows,
+                const std::vector<std::string>& columns) {
+    if (args.has("json")) {
+        std::cout << boost::json::serialize(rows) << "\n";
+        return;
+    }
+    std::vector<std::size_t> width;
+    for (const auto& c : columns) width.push_back(c.size());
+    for (const auto& r : rows)
+        for (std::size_t i = 0; i < columns.size(); ++i)
+            if (const auto* v = r.as_object().if_contains(columns[i])) width[i] = std::max(width[i], text_of(*v).size());
+    auto line = [&](auto cell) {
+        std::string s;
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            std::string c = cell(i);
+            s += c + (i + 1 < columns.size() ? std::string(width[i] - c.size() + 2, ' ') : "");
+        }
+        std::cout << s << "\n";
+    };
+    line([&](std::size_t i) { return columns[i]; });
+    for (const auto& r : rows)
+        line([&](std::size_t i) {
+            const auto* v = r.as_object().if_contains(columns[i]);
+            return v ? text_of(*v) : std::string("-");
+        });
+}
+
+}  // namespace hub::admin

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/array.hpp>
+#include <memory>
+#include <pqxx/connection>
+#include <string>
+#include <vector>
+
+#include "common/cli/cli.hpp"
+
+namespace hub::admin {
+
+/// The operator commands of product.md section 3 that this build has.
+std::vector<common::cli::Command> partner_commands();
+std::vector<common::cli::Command> branch_commands();
+std::vector<common::cli::Command> order_commands();
+
+/// A connection to ORDERHUB_DATABASE_URL (or --database-url); a clear UserError when it cannot connect.
+std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args);
+
+/// Prints one object: JSON with --json, else `key: value` lines.
+void print_object(const common::config::ParsedArgs& args, const boost::json::object& o);
+
+/// Prints rows: a JSON array with --json, else an aligned table of `columns`.
+void print_rows(const common::config::ParsedArgs& args, const boost::json::array& rows,
+                const std::vector<std::string>& columns);
+
+/// The options every database command has (database URL).
+std::vector<common::config::OptionSpec> db_options(std::vector<common::config::OptionSpec> more = {});
+
+/// The value of a required option, or a UsageError naming it.
+std::string required(const common::config::ParsedArgs& args, const std::string& name);
+
+/// The single positional argument (an id), or a UsageError.
+std::string one_positional(const common::config::ParsedArgs& args, const std::string& what);
+
+}  // namespace hub::admin

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+
+#include "hub/ingest/validate.hpp"
+
+namespace hub::ingest {
+
+/// The JSON document that the insert_order statement reads: every field of a validated order_created, money as
+/// text with three decimals, times as PostgreSQL text with a flag telling whether they carry an offset, items
+/// and options flattened with their positions.
+boost::json::object order_document(const Envelope& envelope, const OrderCreated& order);
+
+/// SHA-256 (hex) of the order in canonical form: branch_id and the validated payload, without event_time and
+/// without unknown extra fields. Two requests are "the same order" exactly when these are equal: a platform
+/// that re-sends an order with a new event_time or re-serialized JSON gets the same hub order_id; the same
+/// payload.id with any other difference is a conflict (409).
+std::string payload_hash(const Envelope& envelope, const OrderCreated& order);
+
+}  // namespace hub::ingest

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace common::db {
+class Pool;
+}
+
+namespace hub::ingest {
+
+/// A partner as the webhook path needs it.
+struct Partner {
+    std::string id;
+    std::string label;
+    std::string time_zone;
+    bool signing = false;
+};
+
+/// Finds the partner of a webhook key (by SHA-256 of the key), with a short-lived cache so that the request path
+/// does not query the database for every request. Disabling or rotating a partner takes effect within `ttl`.
+/// Unknown keys are cached too, so random keys cannot hammer the database. Thread-safe.
+class PartnerDirectory {
+public:
+    PartnerDirectory(common::db::Pool& pool, std::chrono::milliseconds ttl) : pool_(pool), ttl_(ttl) {}
+
+    /// The enabled partner of `key`, or nullopt for an unknown or disabled key.
+    boost::asio::awaitable<std::optional<Partner>> find(std::string key);
+
+private:
+    struct Entry {
+        std::optional<Partner> partner;
+        std::chrono::steady_clock::time_point expires;
+    };
+    common::db::Pool& pool_;
+    std::chrono::milliseconds ttl_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, Entry> cache_;
+};
+
+/// A new webhook key: 32 random bytes, URL-safe base64 (256 bits).
+std::string new_webhook_key();
+
+/// What is stored of a key: its SHA-256 in hex.
+std::string webhook_key_hash(std::string_view key);
+
+}  // namespace hub::ingest

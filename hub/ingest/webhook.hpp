@@ -1,0 +1,34 @@
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <string>
+
+#include <boost/json/array.hpp>
+
+#include "common/http/message.hpp"
+
+namespace hub::ingest {
+
+class PartnerDirectory;
+class OrderStore;
+
+/// `POST /webhooks/{key}`: finds the partner, parses and validates the body, stores the order (or the update)
+/// and answers with the status table of product.md section 4. Every request that reaches a known key is
+/// recorded in the inbox. Holds references only; thread-safe.
+class WebhookHandler {
+public:
+    WebhookHandler(PartnerDirectory& partners, OrderStore& store) : partners_(partners), store_(store) {}
+
+    boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);
+
+private:
+    PartnerDirectory& partners_;
+    OrderStore& store_;
+};
+
+/// The failure body: `{"status":"failed","error":{code,message,details}}` plus `"order_id": ""` unless the
+/// event is known to be order_updated.
+common::http::Response webhook_failure(unsigned status, std::string_view code, std::string_view message,
+                                       boost::json::array details = {}, bool order_updated = false);
+
+}  // namespace hub::ingest
