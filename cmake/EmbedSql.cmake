@@ -6,7 +6,7 @@ function(orderhub_embed_sql target dir name)
   set(out ${CMAKE_BINARY_DIR}/generated/${name}_migrations.cpp)
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DNAME=${name} -DFILES="${sql_files}"
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DNAME=${name} -DDIR=${dir}
             -P ${CMAKE_SOURCE_DIR}/cmake/embed_sql_files.cmake
     DEPENDS ${sql_files} ${CMAKE_SOURCE_DIR}/cmake/embed_sql_files.cmake
     COMMENT "Embedding ${name} migrations"

@@ -1,5 +1,6 @@
-# Script mode: writes OUT, a C++ file defining common::db::migrations_<NAME>() from FILES.
-string(REPLACE "\"" "" FILES "${FILES}")
+# Script mode: writes OUT, a C++ file defining common::db::migrations_<NAME>() from DIR/*.sql in name order.
+file(GLOB FILES ${DIR}/*.sql)
+list(SORT FILES)
 set(body "")
 foreach(f IN LISTS FILES)
   get_filename_component(fname ${f} NAME)

@@ -15,6 +15,7 @@ namespace hub::admin {
 std::vector<common::cli::Command> partner_commands();
 std::vector<common::cli::Command> branch_commands();
 std::vector<common::cli::Command> order_commands();
+std::vector<common::cli::Command> event_commands();
 
 /// A connection to ORDERHUB_DATABASE_URL (or --database-url); a clear UserError when it cannot connect.
 std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args);

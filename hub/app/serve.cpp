@@ -20,7 +20,7 @@ int serve(const common::config::ParsedArgs& args) {
     if (role != "all" && role != "api" && role != "forwarder")
         throw common::cli::UsageError("--role must be all, api or forwarder");
 
-    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = hub::db::prepare_all});
+    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = hub::db::prepare_serving});
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     // Group commit: up to 256 requests per transaction, leaving one worker free for lookups and readiness.
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2));

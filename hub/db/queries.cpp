@@ -72,6 +72,32 @@ VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), NULLIF($5, ''), $6::jsonb, $7, $
         NULLIF($11, '')::bigint)
 RETURNING id)";
 
+// Microseconds since the epoch: exact (extract returns numeric), and compared in C++ by the status rule.
+#define ORDER_FOR_UPDATE(WHERE)                                                                              \
+    "SELECT o.id, o.branch_id, o.delivery_status, (extract(epoch FROM o.status_time) * 1000000)::bigint, "     \
+    "(extract(epoch FROM CASE WHEN $4::boolean THEN $3::timestamptz "                                         \
+    "ELSE $3::timestamp AT TIME ZONE p.time_zone END) * 1000000)::bigint "                                    \
+    "FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id WHERE o.partner_id = $1 AND " WHERE         \
+    " FOR UPDATE OF o"
+
+constexpr const char* kOrderForUpdateByExternalIdSql = ORDER_FOR_UPDATE("o.external_id = $2");
+constexpr const char* kOrderForUpdateByIdSql = ORDER_FOR_UPDATE("o.id = $2");
+#undef ORDER_FOR_UPDATE
+
+constexpr const char* kInsertPlatformStatusSql = R"(
+INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
+VALUES ($1, $2, $3, $4, 'platform', 'epoch'::timestamptz + $5::bigint * interval '1 microsecond', $6)
+ON CONFLICT (order_id, status, event_time) WHERE source = 'platform' DO NOTHING
+RETURNING id)";
+
+constexpr const char* kApplyStatusSql = R"(
+UPDATE hub.orders SET delivery_status = $2, status_time = 'epoch'::timestamptz + $3::bigint * interval '1 microsecond'
+WHERE id = $1)";
+
+constexpr const char* kCancelPendingJobSql = R"(
+UPDATE hub.forward_jobs SET state = 'cancelled', updated_at = now(), last_error = 'cancelled before it was sent'
+WHERE order_id = $1 AND state = 'pending')";
+
 }  // namespace
 
 void prepare_all(pqxx::connection_base& conn) {
@@ -79,6 +105,24 @@ void prepare_all(pqxx::connection_base& conn) {
     conn.prepare(kInsertOrder, kInsertOrderSql);
     conn.prepare(kOrderByExternalId, kOrderByExternalIdSql);
     conn.prepare(kInsertInbox, kInsertInboxSql);
+    conn.prepare(kOrderForUpdateByExternalId, kOrderForUpdateByExternalIdSql);
+    conn.prepare(kOrderForUpdateById, kOrderForUpdateByIdSql);
+    conn.prepare(kInsertPlatformStatus, kInsertPlatformStatusSql);
+    conn.prepare(kApplyStatus, kApplyStatusSql);
+    conn.prepare(kCancelPendingJob, kCancelPendingJobSql);
+}
+
+}  // namespace hub::db
+
+namespace hub::db {
+
+void prepare_serving(pqxx::connection_base& conn) {
+    {
+        pqxx::nontransaction nt(conn);
+        // Before `orderhub migrate` the role does not exist; /readyz then reports the missing migrations.
+        if (nt.exec1("SELECT to_regrole('orderhub_app') IS NOT NULL")[0].as<bool>()) nt.exec("SET ROLE orderhub_app");
+    }
+    prepare_all(conn);
 }
 
 }  // namespace hub::db

@@ -28,11 +28,21 @@ struct InboxRecord {
     std::string replay_of;    ///< inbox id re-run by `events replay`, or empty
 };
 
-/// The outcome of storing an order_created.
+/// The outcome of storing a webhook.
 struct StoreOutcome {
-    enum class Kind { created, duplicate, conflict, unknown_branch };
+    enum class Kind {
+        created,          ///< order_created stored
+        duplicate,        ///< order_created: an exact repeat
+        conflict,         ///< order_created: payload.id used for another order
+        unknown_branch,   ///< order_created: no such branch
+        appended,         ///< order_updated: a new status-log row (applied or not)
+        repeated,         ///< order_updated: an exact retry, nothing new
+        order_not_found,  ///< order_updated: no such order for this partner
+        branch_mismatch,  ///< order_updated: branch_id differs from the order's
+    };
     Kind kind = Kind::created;
-    std::string order_id;  ///< the hub order id (created or duplicate)
+    std::string order_id;  ///< the hub order id, when known
+    bool applied = false;  ///< order_updated: became the current delivery status
     std::string inbox_id;
 };
 
@@ -43,9 +53,10 @@ public:
     OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent);
     ~OrderStore();
 
-    /// Stores the order with its inbox row (both or nothing). `inbox` gets outcome, status and order id here.
-    /// Throws when the store is unavailable (common::db::is_unavailable) or on a bug.
-    boost::asio::awaitable<StoreOutcome> store_order(std::string partner_id, Validated order, InboxRecord inbox);
+    /// Stores an order_created (order, items, first status row, forwarding job) or an order_updated (status-log
+    /// row, current status) with its inbox row: all or nothing. The inbox row's outcome, status and order id are
+    /// filled in here. Throws when the store is unavailable (common::db::is_unavailable) or on a bug.
+    boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox);
 
     /// Records a request that was refused before storage (bad JSON, validation); returns the inbox id.
     boost::asio::awaitable<std::string> record(InboxRecord inbox);

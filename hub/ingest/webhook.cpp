@@ -5,7 +5,6 @@
 #include "common/db/pool.hpp"
 #include "common/json/parse.hpp"
 #include "common/log/log.hpp"
-#include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
 
@@ -15,9 +14,11 @@ namespace {
 using common::http::Request;
 using common::http::Response;
 
+constexpr std::string_view kRulesBroken = "the webhook breaks the interface's rules: see details";
+
 // Headers worth keeping with the raw body: enough to replay and to trace, never credentials.
-constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent",       "webhook-id",
-                                             "webhook-timestamp", "x-request-id", "x-forwarded-for"};
+constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent", "webhook-id", "webhook-timestamp",
+                                             "x-request-id", "x-forwarded-for"};
 
 std::string kept_headers(const Request& req) {
     boost::json::object o;
@@ -27,8 +28,9 @@ std::string kept_headers(const Request& req) {
     return boost::json::serialize(o);
 }
 
-Response unavailable() {
-    auto r = webhook_failure(503, "store_unavailable", "the order store is unavailable; retry later");
+Response unavailable(bool order_updated = false) {
+    auto r = webhook_failure(503, "store_unavailable", "the order store is unavailable; retry later", {},
+                             order_updated);
     r.headers.emplace_back("Retry-After", "5");
     return r;
 }
@@ -41,6 +43,36 @@ std::string known_event(const boost::json::value& body) {
     if (it == o->end() || !it->value().is_string()) return {};
     std::string_view e = it->value().get_string();
     return e == kEventOrderCreated || e == kEventOrderUpdated ? std::string(e) : std::string();
+}
+
+boost::json::array one_detail(std::string_view path, std::string_view message) {
+    return boost::json::array{boost::json::object{{"path", path}, {"message", message}}};
+}
+
+/// The answer to a stored (or refused at storage) webhook.
+Response answer(const StoreOutcome& o) {
+    using Kind = StoreOutcome::Kind;
+    switch (o.kind) {
+        case Kind::created:
+        case Kind::duplicate:
+            return common::http::json_response(200, {{"order_id", o.order_id}, {"status", "success"}});
+        case Kind::appended:
+        case Kind::repeated: return common::http::json_response(200, {{"status", "success"}});
+        case Kind::conflict:
+            return webhook_failure(409, "order_id_conflict",
+                                   "payload.id was already used by this partner for a different order",
+                                   one_detail("/payload/id", "already used for a different order"));
+        case Kind::unknown_branch:
+            return webhook_failure(422, kErrorValidationFailed, kRulesBroken, one_detail("/branch_id", "unknown branch"));
+        case Kind::order_not_found:
+            return webhook_failure(404, "order_not_found",
+                                   "no order of this partner has this id; send order_created first",
+                                   one_detail("/payload/order_id", "no such order"), true);
+        case Kind::branch_mismatch:
+            return webhook_failure(422, kErrorValidationFailed, kRulesBroken,
+                                   one_detail("/branch_id", "differs from the order's branch"), true);
+    }
+    return webhook_failure(500, "internal_error", "internal error");
 }
 
 }  // namespace
@@ -62,49 +94,54 @@ boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string
     std::optional<Partner> partner;
     try {
         partner = co_await partners_.find(std::move(key));
-    } catch (const std::exception& e) {
+    } catch (const std::exception&) {
         if (common::db::is_unavailable(std::current_exception())) co_return unavailable();
         throw;
     }
     if (!partner) co_return webhook_failure(404, "unknown_key", "unknown or disabled webhook URL");
+    std::string headers = kept_headers(req);
+    co_return co_await process(std::move(*partner), std::move(req.body), std::move(req.request_id), std::move(headers),
+                               "");
+}
 
+boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::string body, std::string request_id,
+                                                         std::string headers_json, std::string replay_of) {
     InboxRecord inbox;
-    inbox.partner_id = partner->id;
-    inbox.request_id = req.request_id;
-    inbox.headers_json = kept_headers(req);
-    inbox.body = std::move(req.body);
-
-    // Refused before storage: record the request and its outcome, then answer.
-    auto refuse = [&](Response r, std::string code) -> Response {
-        inbox.http_status = r.status;
-        inbox.outcome = "rejected";
-        inbox.error_code = std::move(code);
-        return r;
-    };
+    inbox.partner_id = partner.id;
+    inbox.request_id = request_id;
+    inbox.headers_json = std::move(headers_json);
+    inbox.replay_of = std::move(replay_of);
+    inbox.body = std::move(body);
 
     std::optional<Response> refusal;
     std::optional<Validated> validated;
+    bool updated = false;
+    auto refuse = [&](Response r, std::string_view code) {
+        inbox.http_status = r.status;
+        inbox.outcome = "rejected";
+        inbox.error_code = std::string(code);
+        refusal = std::move(r);
+    };
     auto parsed = common::json::parse_strict(inbox.body);
     if (!parsed.value) {
-        refusal = refuse(webhook_failure(400, "invalid_json", "the body is not valid JSON: " + parsed.error),
-                         "invalid_json");
+        refuse(webhook_failure(400, "invalid_json", "the body is not valid JSON: " + parsed.error), "invalid_json");
     } else {
-        auto result = validate_webhook(*parsed.value);
         inbox.event = known_event(*parsed.value);
-        const bool updated = inbox.event == kEventOrderUpdated;
-        if (!result.value) {
-            if (result.error_code == kErrorNotAnObject) {
-                refusal = refuse(webhook_failure(400, "invalid_json", "the body must be a JSON object"), "not_an_object");
-            } else {
-                const std::string message = result.error_code == kErrorUnknownEvent
-                                                ? "event must be order_created or order_updated"
-                                                : "the webhook breaks the interface's rules: see details";
-                refusal = refuse(webhook_failure(422, result.error_code, message, errors_to_json(result.errors), updated),
-                                 result.error_code);
-            }
-        } else {
+        updated = inbox.event == kEventOrderUpdated;
+        auto result = validate_webhook(*parsed.value);
+        if (result.value) {
             validated = std::move(result.value);
-            inbox.event = validated->envelope.event;
+            inbox.external_id = validated->envelope.event == kEventOrderCreated
+                                    ? std::get<OrderCreated>(validated->payload).external_id
+                                    : std::get<OrderUpdated>(validated->payload).order_id;
+        } else if (result.error_code == kErrorNotAnObject) {
+            refuse(webhook_failure(400, "invalid_json", "the body must be a JSON object"), kErrorNotAnObject);
+        } else {
+            const std::string_view message = result.error_code == kErrorUnknownEvent
+                                                 ? "event must be order_created or order_updated"
+                                                 : kRulesBroken;
+            refuse(webhook_failure(422, result.error_code, message, errors_to_json(result.errors), updated),
+                   result.error_code);
         }
     }
 
@@ -113,37 +150,13 @@ boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string
             co_await store_.record(std::move(inbox));
             co_return std::move(*refusal);
         }
-        if (auto* updated = std::get_if<OrderUpdated>(&validated->payload)) {
-            inbox.external_id = updated->order_id;
-            // order_updated is handled by the status-log issue; until then it is refused like an unknown event.
-            Response r = refuse(webhook_failure(422, kErrorUnknownEvent, "order_updated is not supported yet",
-                                                boost::json::array{{{"path", "/event"}, {"message", "not supported"}}},
-                                                true),
-                                std::string(kErrorUnknownEvent));
-            co_await store_.record(std::move(inbox));
-            co_return r;
-        }
-        inbox.external_id = std::get<OrderCreated>(validated->payload).external_id;
-        auto outcome = co_await store_.store_order(partner->id, std::move(*validated), std::move(inbox));
-        switch (outcome.kind) {
-            case StoreOutcome::Kind::created:
-            case StoreOutcome::Kind::duplicate:
-                co_return common::http::json_response(200, {{"order_id", outcome.order_id}, {"status", "success"}});
-            case StoreOutcome::Kind::conflict:
-                co_return webhook_failure(409, "order_id_conflict",
-                                          "payload.id was already used by this partner for a different order",
-                                          boost::json::array{{{"path", "/payload/id"},
-                                                              {"message", "already used for a different order"}}});
-            case StoreOutcome::Kind::unknown_branch:
-                co_return webhook_failure(422, kErrorValidationFailed, "the webhook breaks the interface's rules: see details",
-                                          boost::json::array{{{"path", "/branch_id"}, {"message", "unknown branch"}}});
-        }
+        auto outcome = co_await store_.store(partner.id, std::move(*validated), std::move(inbox));
+        co_return answer(outcome);
     } catch (const std::exception& e) {
-        if (common::db::is_unavailable(std::current_exception())) co_return unavailable();
-        common::log::error("webhook failed", {{"request_id", req.request_id}, {"error", e.what()}});
-        co_return webhook_failure(500, "internal_error", "internal error; the request was not stored");
+        if (common::db::is_unavailable(std::current_exception())) co_return unavailable(updated);
+        common::log::error("webhook failed", {{"request_id", request_id}, {"error", e.what()}});
+        co_return webhook_failure(500, "internal_error", "internal error; the request was not stored", {}, updated);
     }
-    co_return webhook_failure(500, "internal_error", "internal error");
 }
 
 }  // namespace hub::ingest

@@ -3,6 +3,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <string>
 
+#include "hub/ingest/partners.hpp"
+
 #include <boost/json/array.hpp>
 
 #include "common/http/message.hpp"
@@ -20,6 +22,11 @@ public:
     WebhookHandler(PartnerDirectory& partners, OrderStore& store) : partners_(partners), store_(store) {}
 
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);
+
+    /// Validates and stores one request body of `partner` with today's rules, records it in the inbox (with
+    /// `replay_of` for `events replay`) and returns the answer. Used by handle() and by the replay command.
+    boost::asio::awaitable<common::http::Response> process(Partner partner, std::string body, std::string request_id,
+                                                           std::string headers_json, std::string replay_of);
 
 private:
     PartnerDirectory& partners_;

@@ -12,88 +12,12 @@
 #include "hub/db/queries.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
-#include "tests/pg/support.hpp"
+#include "tests/pg/hub_support.hpp"
 
 namespace asio = boost::asio;
 using hub::ingest::StoreOutcome;
+using namespace tests::hubdb;
 
-namespace {
-
-/// A migrated hub database with one branch and two partners.
-struct HubDb {
-    tests::TempDatabase db;
-    HubDb() {
-        pqxx::connection c(db.url());
-        common::db::migrate(c, "hub", common::db::migrations_hub());
-        pqxx::work tx(c);
-        tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
-        tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
-        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES "
-                "('p1', 'P one', 'one', repeat('a', 64)), ('p2', 'P two', 'two', repeat('b', 64))");
-        tx.commit();
-    }
-    long long count(const std::string& sql) {
-        pqxx::connection c(db.url());
-        return pqxx::nontransaction(c).exec1(sql)[0].as<long long>();
-    }
-};
-
-std::string order_json(const std::string& id, const std::string& branch = "B1", const std::string& name = "Sara") {
-    return R"({"event":"order_created","event_time":"2024-05-01 18:02:11","branch_id":")" + branch +
-           R"(","payload":{"id":")" + id +
-           R"(","payment_method":"card","order_type":"DELIVERY","note":"ring","subtotal":41.5,"tax":6.225,
-           "discount":5,"total":42.725,"is_schedule":1,"schedule_date":"2024-05-01T19:30:00+03:00","car_data":
-           {"color":"#ff0000","plate_number":"123","plate_letters":"ABC","car_brand":"Kia"},"customer":{"name":")" +
-           name + R"(","phone":"+966500000001","address":null},"items":[{"id":"burger","quantity":2,"price":18.25,
-           "note":"","options":[{"id":"cheese","price":2.5,"quantity":1},{"id":"sauce","price":0.5,"quantity":3}]},
-           {"id":"fries","quantity":1,"price":5,"options":[]}]}})";
-}
-
-hub::ingest::Validated validated(const std::string& body) {
-    auto parsed = common::json::parse_strict(body);
-    REQUIRE(parsed.value);
-    auto v = hub::ingest::validate_webhook(*parsed.value);
-    REQUIRE(v.value);
-    return *v.value;
-}
-
-hub::ingest::InboxRecord inbox_for(const std::string& partner, const std::string& body) {
-    hub::ingest::InboxRecord r;
-    r.partner_id = partner;
-    r.request_id = "req";
-    r.event = "order_created";
-    r.headers_json = "{}";
-    r.body = body;
-    return r;
-}
-
-/// Stores each body from its own coroutine, all at once, and returns the outcomes in order.
-std::vector<StoreOutcome> store_all(const std::string& url, const std::vector<std::pair<std::string, std::string>>& reqs,
-                                    std::size_t workers = 4) {
-    common::db::Pool pool({.url = url, .workers = workers, .on_connect = hub::db::prepare_all});
-    hub::ingest::OrderStore store(pool, 64, workers > 1 ? workers - 1 : 1);
-    asio::io_context ioc;
-    std::vector<StoreOutcome> out(reqs.size());
-    std::vector<std::string> errors;
-    for (std::size_t i = 0; i < reqs.size(); ++i) {
-        asio::co_spawn(
-            asio::make_strand(ioc),
-            [](hub::ingest::OrderStore& s, std::string partner, std::string body, StoreOutcome& slot,
-               std::vector<std::string>& errs) -> asio::awaitable<void> {
-                try {
-                    slot = co_await s.store_order(partner, validated(body), inbox_for(partner, body));
-                } catch (const std::exception& e) {
-                    errs.push_back(e.what());
-                }
-            }(store, reqs[i].first, reqs[i].second, out[i], errors),
-            asio::detached);
-    }
-    ioc.run();
-    REQUIRE(errors.empty());
-    return out;
-}
-
-}  // namespace
 
 TEST_CASE("store: a full order with items, options, first status row, forwarding job and inbox row", "[store]") {
     HubDb h;
@@ -218,7 +142,7 @@ TEST_CASE("store: a stopped database is reported as unavailable and nothing is h
         ioc,
         [](hub::ingest::OrderStore& s, std::exception_ptr& err) -> asio::awaitable<void> {
             try {
-                co_await s.store_order("p1", validated(order_json("X")), inbox_for("p1", "{}"));
+                co_await s.store("p1", validated(order_json("X")), inbox_for("p1", "{}"));
             } catch (...) {
                 err = std::current_exception();
             }

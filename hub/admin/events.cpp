@@ -1,0 +1,146 @@
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json.hpp>
+#include <iostream>
+#include <pqxx/pqxx>
+
+#include "common/app/service.hpp"
+#include "common/db/pool.hpp"
+#include "common/http/request_id.hpp"
+#include "hub/admin/admin.hpp"
+#include "hub/db/queries.hpp"
+#include "hub/ingest/store.hpp"
+#include "hub/ingest/webhook.hpp"
+
+namespace hub::admin {
+namespace {
+
+using common::cli::UserError;
+using common::config::ParsedArgs;
+
+constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
+
+boost::json::value nullable(const pqxx::field& f) {
+    return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
+}
+
+int list(const ParsedArgs& args) {
+    std::string error;
+    auto limit = common::config::parse_uint(args.get("limit").value_or("100"), 1, 100000, "--limit", error);
+    if (!limit) throw common::cli::UsageError(error);
+    auto conn = connect(args);
+    pqxx::read_transaction tx(*conn);
+    boost::json::array rows;
+    for (const auto& r : tx.exec_params(
+             std::string("SELECT i.id, to_char(i.received_at AT TIME ZONE 'UTC', ") + kIso +
+                 "), p.label, i.event, i.external_id, i.order_id, i.http_status, i.outcome, i.error_code, "
+                 "i.replay_of, i.request_id FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
+                 "WHERE NOT $1 OR i.http_status NOT BETWEEN 200 AND 299 ORDER BY i.id DESC LIMIT $2",
+             args.has("failed"), static_cast<long long>(*limit))) {
+        rows.push_back({{"id", r[0].as<long long>()},
+                        {"received_at", r[1].c_str()},
+                        {"partner", r[2].c_str()},
+                        {"event", nullable(r[3])},
+                        {"external_id", nullable(r[4])},
+                        {"order_id", nullable(r[5])},
+                        {"http_status", r[6].as<int>()},
+                        {"outcome", r[7].c_str()},
+                        {"error_code", nullable(r[8])},
+                        {"replay_of", r[9].is_null() ? boost::json::value(nullptr) : r[9].as<long long>()},
+                        {"request_id", r[10].c_str()}});
+    }
+    print_rows(args, rows, {"id", "received_at", "partner", "event", "external_id", "http_status", "outcome",
+                            "error_code", "replay_of"});
+    return 0;
+}
+
+int replay(const ParsedArgs& args) {
+    const std::string id = one_positional(args, "event id");
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 18)
+        throw common::cli::UsageError("an event id is a number (see `orderhub events list`)");
+    ingest::Partner partner;
+    std::string body;
+    std::string headers;
+    {
+        auto conn = connect(args);
+        pqxx::read_transaction tx(*conn);
+        auto rows = tx.exec_params(
+            "SELECT i.body, i.headers::text, p.id, p.label, p.time_zone, p.signing, p.disabled_at IS NOT NULL "
+            "FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id WHERE i.id = $1::bigint",
+            id);
+        if (rows.empty()) throw UserError("no event with id " + id);
+        if (rows[0][6].as<bool>()) throw UserError("the event's partner is disabled");
+        pqxx::binarystring raw(rows[0][0]);
+        body = raw.str();
+        headers = rows[0][1].as<std::string>();
+        partner = {rows[0][2].as<std::string>(), rows[0][3].as<std::string>(), rows[0][4].as<std::string>(),
+                   rows[0][5].as<bool>()};
+    }
+    // Today's validator, configuration and storage path, exactly as a new request would take it.
+    common::db::Pool pool({.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1,
+                           .on_connect = db::prepare_all});
+    ingest::OrderStore store(pool, 1, 1);
+    ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
+    ingest::WebhookHandler handler(partners, store);
+    boost::asio::io_context ioc;
+    auto future = boost::asio::co_spawn(
+        ioc, handler.process(partner, body, "replay-" + common::http::new_request_id(), headers, id),
+        boost::asio::use_future);
+    ioc.run();
+    auto response = future.get();
+    boost::json::value answer;
+    try {
+        answer = boost::json::parse(response.body);
+    } catch (const std::exception&) {
+        answer = response.body;
+    }
+    print_object(args, {{"event_id", std::stoll(id)}, {"http_status", response.status}, {"response", answer}});
+    return response.status >= 200 && response.status < 300 ? 0 : 1;
+}
+
+int audit(const ParsedArgs& args) {
+    const std::string id = one_positional(args, "order id");
+    auto conn = connect(args);
+    pqxx::read_transaction tx(*conn);
+    if (tx.exec_params("SELECT 1 FROM hub.orders WHERE id = $1", id).empty())
+        throw UserError("no order with id '" + id + "'");
+    boost::json::array rows;
+    for (const auto& r : tx.exec_params(std::string("SELECT id, status, source, to_char(event_time AT TIME ZONE 'UTC', ") +
+                                            kIso + "), to_char(received_at AT TIME ZONE 'UTC', " + kIso +
+                                            "), applied, actor, detail, branch_id, partner_id "
+                                            "FROM hub.order_status_log WHERE order_id = $1 ORDER BY event_time, id",
+                                        id)) {
+        rows.push_back({{"id", r[0].as<long long>()},
+                        {"status", r[1].c_str()},
+                        {"source", r[2].c_str()},
+                        {"event_time", r[3].c_str()},
+                        {"received_at", r[4].c_str()},
+                        {"applied", r[5].as<bool>()},
+                        {"actor", nullable(r[6])},
+                        {"detail", nullable(r[7])},
+                        {"branch_id", r[8].c_str()},
+                        {"partner_id", r[9].c_str()}});
+    }
+    print_rows(args, rows, {"id", "status", "source", "event_time", "received_at", "applied", "actor"});
+    return 0;
+}
+
+}  // namespace
+
+std::vector<common::cli::Command> event_commands() {
+    return {
+        {{"events", "list"},
+         "the inbox of received webhook requests, newest first",
+         "[--failed]",
+         db_options({{.name = "failed", .help = "only requests that were not answered 2xx"},
+                     {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"}}),
+         list},
+        {{"events", "replay"},
+         "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
+         "EVENT_ID", db_options(), replay},
+        {{"audit"}, "an order's status log, oldest first", "ORDER_ID", db_options(), audit},
+    };
+}
+
+}  // namespace hub::admin
