@@ -6,9 +6,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "common/cli/cli.hpp"
+#include "common/http/tls.hpp"
 #include "common/log/log.hpp"
 
 namespace common::app {
@@ -35,6 +37,9 @@ std::vector<config::OptionSpec> service_options(const std::string& prefix, const
          .placeholder = "N", .default_value = "4"},
         {.name = "log-format", .env = "ORDERHUB_LOG_FORMAT", .help = "json or text", .placeholder = "FORMAT",
          .default_value = "json"},
+        {.name = "tls-cert", .env = prefix + "_TLS_CERT",
+         .help = "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key", .placeholder = "FILE"},
+        {.name = "tls-key", .env = prefix + "_TLS_KEY", .help = "PEM private key of --tls-cert", .placeholder = "FILE"},
     };
 }
 
@@ -53,6 +58,32 @@ void apply_log_format(const config::ParsedArgs& args) {
     log::set_format(f);
 }
 
+namespace {
+
+/// --tls-cert and --tls-key: both or neither; the files are loaded once here so that a bad pair is a one-line
+/// user error at start-up rather than a failure of the listener.
+std::optional<http::TlsFiles> tls_files(const config::ParsedArgs& args, const std::string& prefix) {
+    auto cert = args.get("tls-cert").value_or("");
+    auto key = args.get("tls-key").value_or("");
+    if (cert.empty() && key.empty()) return std::nullopt;
+    if (cert.empty() || key.empty())
+        throw cli::UserError("HTTPS needs both " + prefix + "_TLS_CERT and " + prefix +
+                             "_TLS_KEY (--tls-cert and --tls-key), or neither");
+    for (const auto& [file, what] : {std::pair{cert, "certificate"}, std::pair{key, "private key"}}) {
+        std::ifstream in(file);
+        if (!in) throw cli::UserError(std::string("cannot read the TLS ") + what + " file '" + file + "'");
+    }
+    http::TlsFiles files{cert, key};
+    try {
+        (void)http::make_server_tls_context(files);
+    } catch (const std::exception& e) {
+        throw cli::UserError(e.what());
+    }
+    return files;
+}
+
+}  // namespace
+
 ServiceConfig service_config(const config::ParsedArgs& args, const std::string& prefix) {
     ServiceConfig c;
     std::string error;
@@ -70,17 +101,18 @@ ServiceConfig service_config(const config::ParsedArgs& args, const std::string& 
     c.limits.max_connections = number("max-connections", 1, 1'000'000);
     c.io_threads = number("io-threads", 1, 64);
     c.db_workers = number("db-workers", 1, 256);
+    c.tls = tls_files(args, prefix);
     apply_log_format(args);
     return c;
 }
 
 namespace {
 
-boost::asio::awaitable<void> drain(boost::asio::io_context& ioc, http::Server& server,
+boost::asio::awaitable<void> drain(boost::asio::io_context& ioc, http::Server& server, std::function<bool()> busy,
                                    std::chrono::milliseconds grace) {
     boost::asio::steady_timer t(ioc);
     const auto deadline = std::chrono::steady_clock::now() + grace;
-    while (server.connections() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while ((server.connections() > 0 || (busy && busy())) && std::chrono::steady_clock::now() < deadline) {
         t.expires_after(std::chrono::milliseconds(20));
         co_await t.async_wait(boost::asio::use_awaitable);
     }
@@ -89,22 +121,40 @@ boost::asio::awaitable<void> drain(boost::asio::io_context& ioc, http::Server& s
 
 }  // namespace
 
-int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::size_t threads,
-                     std::function<void()> on_stop, std::chrono::milliseconds grace) {
+int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::size_t threads, SignalHooks hooks,
+                     std::chrono::milliseconds grace) {
     boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
     signals.async_wait([&](boost::system::error_code ec, int sig) {
         if (ec) return;
         log::info("stopping", {{"signal", sig}});
         server.stop();
-        if (on_stop) on_stop();
-        boost::asio::co_spawn(ioc, drain(ioc, server, grace), boost::asio::detached);
+        if (hooks.on_stop) hooks.on_stop();
+        boost::asio::co_spawn(ioc, drain(ioc, server, hooks.busy, grace), boost::asio::detached);
     });
+    boost::asio::signal_set hup(ioc, SIGHUP);
+    std::function<void(boost::system::error_code, int)> on_hup = [&](boost::system::error_code ec, int) {
+        if (ec) return;
+        if (hooks.on_reload) hooks.on_reload();
+        hup.async_wait(on_hup);
+    };
+    hup.async_wait(on_hup);
     std::vector<std::thread> extra;
     for (std::size_t i = 1; i < threads; ++i) extra.emplace_back([&] { ioc.run(); });
     ioc.run();
     for (auto& t : extra) t.join();
     log::info("stopped");
     return 0;
+}
+
+std::function<void()> reload_tls_on_hup(http::Server& server) {
+    return [&server] {
+        try {
+            server.reload_tls();
+            log::info("tls certificates reloaded");
+        } catch (const std::exception& e) {
+            log::error("tls certificates not reloaded; the old ones stay in use", {{"error", e.what()}});
+        }
+    };
 }
 
 }  // namespace common::app

@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct ServiceConfig {
     http::Limits limits;
     std::size_t io_threads = 1;
     std::size_t db_workers = 4;
+    std::optional<http::TlsFiles> tls;  ///< --tls-cert and --tls-key: the listener speaks HTTPS
 };
 
 /// The options behind ServiceConfig; `prefix` is "ORDERHUB" or "ORDERPOS" for the environment names.
@@ -25,7 +27,8 @@ std::vector<config::OptionSpec> service_options(const std::string& prefix, const
 /// The database option alone (for CLI commands that only need the database).
 config::OptionSpec database_option(const std::string& prefix);
 
-/// Builds a ServiceConfig; throws cli::UserError with a one-line message for a missing or bad value.
+/// Builds a ServiceConfig; throws cli::UserError with a one-line message for a missing or bad value (TLS: both
+/// files or neither, each readable, a certificate and key that load and match).
 ServiceConfig service_config(const config::ParsedArgs& args, const std::string& prefix);
 
 /// The database URL option's value or a clear UserError naming the variable.
@@ -34,10 +37,20 @@ std::string require_database_url(const config::ParsedArgs& args, const std::stri
 /// Applies --log-format / *_LOG_FORMAT.
 void apply_log_format(const config::ParsedArgs& args);
 
-/// Runs `ioc` on `threads` threads until SIGINT or SIGTERM; then stops `server` from accepting, runs `on_stop`,
-/// lets requests in flight finish (up to `grace`) and returns 0.
-int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::size_t threads,
-                     std::function<void()> on_stop = {},
+/// What a service does on signals.
+struct SignalHooks {
+    std::function<void()> on_stop{};    ///< SIGINT/SIGTERM, after the server stopped accepting
+    std::function<bool()> busy{};       ///< keeps the process up (within the grace period) while true
+    std::function<void()> on_reload{};  ///< SIGHUP (re-read certificates)
+};
+
+/// Runs `ioc` on `threads` threads until SIGINT or SIGTERM; then stops `server` from accepting, runs
+/// `hooks.on_stop`, lets requests in flight finish and waits while `hooks.busy()` (both up to `grace`), and
+/// returns 0. SIGHUP runs `hooks.on_reload`.
+int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::size_t threads, SignalHooks hooks = {},
                      std::chrono::milliseconds grace = std::chrono::milliseconds(10'000));
+
+/// The usual SIGHUP action: re-read the server's TLS certificate files, logging the outcome.
+std::function<void()> reload_tls_on_hup(http::Server& server);
 
 }  // namespace common::app

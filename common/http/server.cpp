@@ -5,12 +5,15 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <mutex>
+#include <type_traits>
 #include <unordered_map>
 
 #include "common/http/request_id.hpp"
@@ -25,9 +28,22 @@ namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
-/// One connection's socket and deadline timer. Every member is touched only on the connection's strand.
+namespace ssl = boost::asio::ssl;
+using TlsStream = beast::ssl_stream<tcp::socket>;
+// A TLS connection's close_notify exchange is bounded tighter than a write: the peer may never answer it.
+constexpr std::chrono::milliseconds kTlsShutdownTimeout{1000};
+constexpr std::size_t kIdleRead = 4096;
+
+/// One connection's deadline timer and state; the stream lives in the derived type. Every member is touched only
+/// on the connection's strand.
 struct Conn : std::enable_shared_from_this<Conn> {
-    explicit Conn(tcp::socket s) : socket(std::move(s)), timer(socket.get_executor()) {}
+    explicit Conn(const tcp::socket::executor_type& ex) : timer(ex) {}
+    virtual ~Conn() = default;
+    Conn(const Conn&) = delete;
+    Conn& operator=(const Conn&) = delete;
+
+    /// The TCP socket under the stream.
+    virtual tcp::socket& socket() = 0;
 
     /// Cancels the socket's operations when `d` passes; a later arm() or disarm() voids an earlier one.
     void arm(std::chrono::milliseconds d) {
@@ -39,7 +55,7 @@ struct Conn : std::enable_shared_from_this<Conn> {
             if (ec || !self || self->generation != gen) return;
             self->timed_out = true;
             boost::system::error_code ignored;
-            self->socket.cancel(ignored);
+            self->socket().cancel(ignored);
         });
     }
     void disarm() {
@@ -47,7 +63,6 @@ struct Conn : std::enable_shared_from_this<Conn> {
         timer.cancel();
     }
 
-    tcp::socket socket;
     asio::steady_timer timer;
     std::uint64_t generation = 0;
     bool timed_out = false;
@@ -55,12 +70,31 @@ struct Conn : std::enable_shared_from_this<Conn> {
     bool stopping = false;
 };
 
+/// A plain HTTP connection.
+struct PlainConn final : Conn {
+    explicit PlainConn(tcp::socket s) : Conn(s.get_executor()), stream(std::move(s)) {}
+    tcp::socket& socket() override { return stream; }
+    tcp::socket stream;
+};
+
+/// A TLS connection; it keeps the context it was accepted with, whatever reload_tls() does later.
+struct TlsConn final : Conn {
+    TlsConn(tcp::socket s, std::shared_ptr<ssl::context> c)
+        : Conn(s.get_executor()), ctx(std::move(c)), stream(std::move(s), *ctx) {}
+    tcp::socket& socket() override { return stream.next_layer(); }
+    std::shared_ptr<ssl::context> ctx;  // declared before the stream, which refers to it
+    TlsStream stream;
+};
+
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-    Impl(asio::io_context& io, config::HostPort l, Limits lim, Handler h, ErrorRenderer e, AccessLog a)
+    Impl(asio::io_context& io, config::HostPort l, Limits lim, Handler h, ErrorRenderer e, AccessLog a,
+         std::optional<TlsFiles> tls)
         : ioc(io), listen(std::move(l)), limits(lim), handler(std::move(h)), errors(std::move(e)),
-          access_log(std::move(a)), acceptor(asio::make_strand(io)) {}
+          access_log(std::move(a)), acceptor(asio::make_strand(io)), tls_files(std::move(tls)) {
+        if (tls_files) tls_context = make_server_tls_context(*tls_files);
+    }
 
     asio::io_context& ioc;
     config::HostPort listen;
@@ -71,26 +105,81 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     tcp::acceptor acceptor;
     std::atomic<bool> stopping{false};
     std::atomic<std::size_t> count{0};
+    std::atomic<std::uint64_t> accepted{0};
     std::mutex mutex;
     std::unordered_map<Conn*, std::weak_ptr<Conn>> conns;
+    const std::optional<TlsFiles> tls_files;
+    std::mutex tls_mutex;
+    std::shared_ptr<ssl::context> tls_context;  // under tls_mutex; replaced by reload_tls()
 
-    asio::awaitable<bool> write(Conn& c, const Request& meta, Response& r, unsigned version, bool keep_alive) {
-        bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
+    std::shared_ptr<ssl::context> current_tls_context() {
+        std::lock_guard lock(tls_mutex);
+        return tls_context;
+    }
+
+    /// Runs the TLS handshake under the request time-out; false (logged) when it fails.
+    asio::awaitable<bool> handshake(TlsConn& c) {
+        c.arm(limits.request_timeout);
+        auto [ec] = co_await c.stream.async_handshake(ssl::stream_base::server, kTuple);
+        const bool timed_out = c.timed_out;
+        c.disarm();
+        if (!ec) co_return true;
+        if (!c.stopping) {
+            boost::system::error_code rec;
+            auto ep = c.socket().remote_endpoint(rec);
+            log::info("tls handshake failed", {{"remote", rec ? std::string() : ep.address().to_string()},
+                                               {"error", timed_out ? std::string("timed out") : ec.message()}});
+        }
+        co_return false;
+    }
+
+    /// Closes the connection; a TLS one first sends close_notify (bounded: the peer may never answer).
+    template <class C>
+    asio::awaitable<void> close(C& c, bool tls_ok) {
+        if constexpr (std::is_same_v<C, TlsConn>) {
+            if (tls_ok) {
+                c.arm(std::min(limits.write_timeout, kTlsShutdownTimeout));
+                co_await c.stream.async_shutdown(kTuple);
+                c.disarm();
+            }
+        }
+        boost::system::error_code ignored;
+        c.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        c.socket().close(ignored);
+    }
+
+    // Answers in HTTP/1.1 whatever the request's `version` said (RFC 9110 6.2: the highest version the server
+    // conforms to), never echoing "HTTP/1.0" or "HTTP/9.9"; an HTTP/1.0 client that asked to keep the connection
+    // gets the token it looks for. A HEAD answer has the headers of the GET answer and no content (RFC 9110
+    // 9.3.2): a body there would be read as the next answer on a kept connection.
+    template <class C>
+    asio::awaitable<bool> write(C& c, const Request& meta, Response& r, unsigned version, bool keep_alive) {
+        bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), 11};
         res.set(bhttp::field::server, "orderhub");
         res.set(bhttp::field::content_type, r.content_type);
         if (!meta.request_id.empty()) res.set("X-Request-Id", meta.request_id);
         for (const auto& [k, v] : r.headers) res.set(k, v);
         res.body() = std::move(r.body);
         res.keep_alive(keep_alive);
+        if (keep_alive && version == 10) res.set(bhttp::field::connection, "keep-alive");
         res.prepare_payload();
+        if (meta.method == "HEAD") res.body().clear();  // after prepare_payload: Content-Length stays the GET's
         c.arm(limits.write_timeout);
-        auto [ec, n] = co_await bhttp::async_write(c.socket, res, kTuple);
+        auto [ec, n] = co_await bhttp::async_write(c.stream, res, kTuple);
         c.disarm();
         r.body = std::move(res.body());
         co_return !ec;
     }
 
-    asio::awaitable<void> session(std::shared_ptr<Conn> c) {
+    template <class C>
+    asio::awaitable<void> session(std::shared_ptr<C> c) {
+        constexpr bool kTls = std::is_same_v<C, TlsConn>;
+        if constexpr (kTls) {
+            if (!co_await handshake(*c)) {
+                co_await close(*c, false);
+                co_return;
+            }
+        }
         beast::flat_buffer buffer;
         for (;;) {
             if (buffer.size() == 0) {
@@ -98,7 +187,16 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                 c->idle = true;
                 if (c->stopping) break;
                 c->arm(limits.idle_timeout);
-                auto [ec] = co_await c->socket.async_wait(tcp::socket::wait_read, kTuple);
+                boost::system::error_code ec;
+                if constexpr (kTls) {
+                    // Bytes may already wait decrypted inside the TLS layer: wait by reading, not on the socket.
+                    auto [rec, got] = co_await c->stream.async_read_some(buffer.prepare(kIdleRead), kTuple);
+                    buffer.commit(got);
+                    ec = rec;
+                } else {
+                    auto [wec] = co_await c->socket().async_wait(tcp::socket::wait_read, kTuple);
+                    ec = wec;
+                }
                 c->disarm();
                 c->idle = false;
                 if (ec || c->stopping) break;
@@ -108,14 +206,14 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             parser.body_limit(limits.max_body);
             const auto started = std::chrono::steady_clock::now();
             c->arm(limits.request_timeout);
-            auto [ec, n] = co_await bhttp::async_read(c->socket, buffer, parser, kTuple);
+            auto [ec, n] = co_await bhttp::async_read(c->stream, buffer, parser, kTuple);
             const bool timed_out = c->timed_out;
             c->disarm();
 
             Request meta;
             meta.request_id = new_request_id();
             boost::system::error_code rec;
-            auto ep = c->socket.remote_endpoint(rec);
+            auto ep = c->socket().remote_endpoint(rec);
             if (!rec) meta.remote = ep.address().to_string();
             {
                 // The request line is known as soon as it was parsed, even when a limit stopped the rest.
@@ -172,19 +270,44 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                                         std::chrono::steady_clock::now() - started));
             if (!ok || !keep_alive) break;
         }
-        boost::system::error_code ignored;
-        c->socket.shutdown(tcp::socket::shutdown_send, ignored);
-        c->socket.close(ignored);
+        co_await close(*c, true);
     }
 
-    asio::awaitable<void> refuse(tcp::socket socket) {
+    template <class C>
+    asio::awaitable<void> refuse(std::shared_ptr<C> c) {
         // Over the connection bound: answer 503 at once and close, never queue unboundedly.
-        auto c = std::make_shared<Conn>(std::move(socket));
+        if constexpr (std::is_same_v<C, TlsConn>) {
+            if (!co_await handshake(*c)) co_return;
+        }
         Response r = errors("", 503, "too_many_connections", "the server is at its connection limit");
         r.headers.emplace_back("Retry-After", "1");
         co_await write(*c, Request{}, r, 11, false);
         boost::system::error_code ignored;
-        c->socket.close(ignored);
+        c->socket().close(ignored);
+    }
+
+    /// Starts the session of an accepted connection (plain or TLS).
+    template <class C>
+    void start_session(std::shared_ptr<C> c) {
+        count.fetch_add(1);
+        {
+            std::lock_guard lock(mutex);
+            conns[c.get()] = c;
+        }
+        auto self = shared_from_this();
+        asio::co_spawn(c->socket().get_executor(), self->session(c),
+                       [self, raw = static_cast<Conn*>(c.get())](std::exception_ptr e) {
+                           if (e) {
+                               try {
+                                   std::rethrow_exception(e);
+                               } catch (const std::exception& ex) {
+                                   log::error("connection failed", {{"error", ex.what()}});
+                               }
+                           }
+                           std::lock_guard lock(self->mutex);
+                           self->conns.erase(raw);
+                           self->count.fetch_sub(1);
+                       });
     }
 
     asio::awaitable<void> accept_loop() {
@@ -201,37 +324,30 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             }
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
-            if (count.load() >= limits.max_connections) {
-                auto ex = socket.get_executor();
-                asio::co_spawn(ex, self->refuse(std::move(socket)), asio::detached);
-                continue;
+            accepted.fetch_add(1);
+            auto ex = socket.get_executor();
+            const bool refused = count.load() >= limits.max_connections;
+            if (tls_files) {
+                auto c = std::make_shared<TlsConn>(std::move(socket), current_tls_context());
+                if (refused)
+                    asio::co_spawn(ex, self->refuse(c), asio::detached);
+                else
+                    start_session(c);
+            } else {
+                auto c = std::make_shared<PlainConn>(std::move(socket));
+                if (refused)
+                    asio::co_spawn(ex, self->refuse(c), asio::detached);
+                else
+                    start_session(c);
             }
-            auto c = std::make_shared<Conn>(std::move(socket));
-            count.fetch_add(1);
-            {
-                std::lock_guard lock(mutex);
-                conns[c.get()] = c;
-            }
-            asio::co_spawn(c->socket.get_executor(), self->session(c), [self, raw = c.get()](std::exception_ptr e) {
-                if (e) {
-                    try {
-                        std::rethrow_exception(e);
-                    } catch (const std::exception& ex) {
-                        log::error("connection failed", {{"error", ex.what()}});
-                    }
-                }
-                std::lock_guard lock(self->mutex);
-                self->conns.erase(raw);
-                self->count.fetch_sub(1);
-            });
         }
     }
 };
 
 Server::Server(asio::io_context& ioc, const config::HostPort& listen, Limits limits, Handler handler,
-               ErrorRenderer errors, AccessLog access_log)
-    : impl_(std::make_shared<Impl>(ioc, listen, limits, std::move(handler), std::move(errors),
-                                   std::move(access_log))) {}
+               ErrorRenderer errors, AccessLog access_log, std::optional<TlsFiles> tls)
+    : impl_(std::make_shared<Impl>(ioc, listen, limits, std::move(handler), std::move(errors), std::move(access_log),
+                                   std::move(tls))) {}
 
 Server::~Server() = default;
 
@@ -266,11 +382,11 @@ void Server::stop() {
     std::lock_guard lock(impl->mutex);
     for (auto& [raw, weak] : impl->conns) {
         if (auto c = weak.lock()) {
-            asio::post(c->socket.get_executor(), [c] {
+            asio::post(c->socket().get_executor(), [c] {
                 c->stopping = true;
                 if (c->idle) {
                     boost::system::error_code ignored;
-                    c->socket.cancel(ignored);
+                    c->socket().cancel(ignored);
                 }
             });
         }
@@ -278,5 +394,16 @@ void Server::stop() {
 }
 
 std::size_t Server::connections() const { return impl_->count.load(); }
+
+std::uint64_t Server::accepted() const { return impl_->accepted.load(); }
+
+bool Server::tls() const { return impl_->tls_files.has_value(); }
+
+void Server::reload_tls() {
+    if (!impl_->tls_files) return;
+    auto fresh = make_server_tls_context(*impl_->tls_files);  // throws: the current context stays
+    std::lock_guard lock(impl_->tls_mutex);
+    impl_->tls_context = std::move(fresh);
+}
 
 }  // namespace common::http

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "common/config/options.hpp"
 #include "common/http/message.hpp"
+#include "common/http/tls.hpp"
 
 namespace common::http {
 
@@ -38,10 +40,14 @@ using AccessLog = std::function<void(const Request&, const Response&, std::chron
 /// An HTTP/1.1 listener: one coroutine per connection on its own strand, a fresh parser with body and header
 /// limits per request, time-outs on every read and write, a bound on connections. Runs on the io_context
 /// given; the handler may run on any of its threads. Not copyable; `stop()` before destroying.
+///
+/// With `tls` every connection speaks TLS 1.2 or 1.3 (see make_server_tls_context); the handshake must finish
+/// within `request_timeout`, then the same limits and keep-alive rules apply as for plain HTTP.
 class Server {
 public:
+    /// Throws std::runtime_error when the TLS files cannot be loaded.
     Server(boost::asio::io_context& ioc, const config::HostPort& listen, Limits limits, Handler handler,
-           ErrorRenderer errors, AccessLog access_log = {});
+           ErrorRenderer errors, AccessLog access_log = {}, std::optional<TlsFiles> tls = std::nullopt);
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
@@ -54,6 +60,14 @@ public:
     void stop();
     /// Number of open connections.
     std::size_t connections() const;
+    /// Connections accepted since start() (including refused ones; for tests and metrics).
+    std::uint64_t accepted() const;
+    /// True when the listener speaks TLS.
+    bool tls() const;
+    /// Re-reads the certificate and key files into a new TLS context used by connections accepted from now on;
+    /// open connections keep theirs. Thread-safe. Throws std::runtime_error (the old certificate stays in use)
+    /// when the files cannot be loaded; does nothing without TLS.
+    void reload_tls();
 
 private:
     struct Impl;
