@@ -5,29 +5,49 @@
 #include "common/app/service.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "pos/http/password_worker.hpp"
 #include "pos/http/routes.hpp"
+#include "pos/store/queries.hpp"
 
 namespace pos::app {
 namespace {
 
 int serve(const common::config::ParsedArgs& args) {
     auto cfg = common::app::service_config(args, "ORDERPOS");
-    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = {}});
+    std::string error;
+    const auto hash_threads =
+        common::config::parse_uint(args.get("hash-threads").value_or(""), 1, 64, "--hash-threads", error);
+    if (!hash_threads) throw common::cli::UserError(error);
+    // Declared after the io_context, so destroyed before it: finished database jobs and password checks can
+    // still post their completions to it.
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
-    pos::http::Routes routes(pool);
+    common::db::Pool pool(
+        {.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = store::prepare_statements});
+    pos::http::PasswordWorker passwords(*hash_threads);
+    pos::http::Routes routes(pool, passwords);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), pos::http::render_error,
-                                pos::http::access_log);
+                                pos::http::access_log, cfg.tls);
     server.start();
     common::log::info("listening",
                       {{"service", "orderpos"}, {"address", cfg.listen.host + ":" + std::to_string(server.port())}});
-    return common::app::run_until_signal(ioc, server, cfg.io_threads);
+    return common::app::run_until_signal(ioc, server, cfg.io_threads,
+                                         {.on_reload = common::app::reload_tls_on_hup(server)});
 }
 
 }  // namespace
 
 common::cli::Command serve_command() {
-    return {{"serve"}, "serve POST /api/login, POST /api/orders, /healthz and /readyz", "[--listen ADDR]",
-            common::app::service_options("ORDERPOS", "127.0.0.1:9090"), serve};
+    auto options = common::app::service_options("ORDERPOS", "127.0.0.1:9090");
+    options.push_back({.name = "hash-threads",
+                       .env = "ORDERPOS_HASH_THREADS",
+                       .help = "threads that check login passwords (PBKDF2)",
+                       .placeholder = "N",
+                       .default_value = "2"});
+    return {{"serve"},
+            "serve POST /api/login, POST /api/orders, /healthz and /readyz",
+            "[--listen ADDR]",
+            std::move(options),
+            serve};
 }
 
 }  // namespace pos::app

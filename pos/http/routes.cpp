@@ -1,20 +1,16 @@
 #include "pos/http/routes.hpp"
 
-#include <boost/json.hpp>
+#include <exception>
 
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "pos/http/login_handler.hpp"
+#include "pos/http/orders_handler.hpp"
 
 namespace pos::http {
 
 using common::http::Request;
 using common::http::Response;
-
-Response render_error(std::string_view, unsigned status, std::string_view code, std::string_view message) {
-    auto r = common::http::json_response(status, {{"success", false}, {"message", message}, {"code", code}});
-    if (status == 503) r.headers.emplace_back("Retry-After", "5");
-    return r;
-}
 
 void access_log(const Request& req, const Response& res, std::chrono::microseconds latency) {
     common::log::info("request", {{"request_id", req.request_id},
@@ -24,8 +20,8 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                                   {"latency_us", latency.count()}});
 }
 
-Routes::Routes(common::db::Pool& pool)
-    : pool_(pool), health_{pool, "pos", common::db::migrations_pos(), render_error} {}
+Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords)
+    : pool_(pool), passwords_(passwords), health_{pool, "pos", common::db::migrations_pos(), render_error} {}
 
 common::http::Handler Routes::handler() {
     return [this](Request req) { return handle(std::move(req)); };
@@ -33,7 +29,20 @@ common::http::Handler Routes::handler() {
 
 boost::asio::awaitable<Response> Routes::handle(Request req) {
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);
-    co_return render_error(req.target, 404, "not_found", "no such endpoint");
+    const bool login = req.path == "/api/login";
+    if (!login && req.path != "/api/orders") co_return render_error(req.target, 404, "not_found", "no such endpoint");
+    if (req.method != "POST") co_return common::app::method_not_allowed(render_error, req.target, "POST");
+    const std::string target = req.target;
+    std::exception_ptr failure;
+    try {
+        if (login) co_return co_await handle_login(std::move(req), pool_, passwords_);
+        co_return co_await handle_orders(std::move(req), pool_);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    // The server renders anything else as a logged 500; an unreachable database is a 503 with Retry-After.
+    if (common::db::is_unavailable(failure)) co_return store_unavailable(target);
+    std::rethrow_exception(failure);
 }
 
 }  // namespace pos::http

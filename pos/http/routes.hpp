@@ -5,25 +5,26 @@
 
 #include "common/app/health.hpp"
 #include "common/http/server.hpp"
+#include "pos/http/password_worker.hpp"
+#include "pos/http/responses.hpp"
 
 namespace pos::http {
 
-/// The POS's HTTP surface. Holds references only.
+/// The POS's HTTP surface: `POST /api/login`, `POST /api/orders`, `GET /healthz`, `GET /readyz`; 405 with
+/// `Allow` for another method, 404 for another path. Holds references only: `pool` and `passwords` must
+/// outlive it.
 class Routes {
 public:
-    explicit Routes(common::db::Pool& pool);
+    Routes(common::db::Pool& pool, PasswordWorker& passwords);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
 
 private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::db::Pool& pool_;
+    PasswordWorker& passwords_;
     common::app::HealthTarget health_;
 };
-
-/// The POS's failure body, Laravel-style: `{"success": false, "message": "…"}`.
-common::http::Response render_error(std::string_view target, unsigned status, std::string_view code,
-                                    std::string_view message);
 
 /// One JSON log line per request.
 void access_log(const common::http::Request& req, const common::http::Response& res, std::chrono::microseconds latency);

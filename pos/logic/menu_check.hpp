@@ -22,7 +22,8 @@ struct MenuView {
 /// `products.N.id` "The selected products.N.id is invalid."; a product not sold in the order's branch ->
 /// `products.N.id` "Product P-1 is not available in branch BR-2." (skipped when the branch itself is
 /// invalid); an unknown modifier -> `products.N.modifiers.M.id` "The selected products.N.modifiers.M.id is
-/// invalid.". Pure; thread-safe.
+/// invalid.". Empty ids (and an empty branch_id) are skipped: they come from a request draft whose validation
+/// already reported them. Pure; thread-safe.
 ValidationErrors check_order_against_menu(const OrderRequest& order, const MenuView& menu);
 
 }  // namespace pos

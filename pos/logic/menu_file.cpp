@@ -7,8 +7,8 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
-#include <boost/json/parse.hpp>
 
+#include "common/json/parse.hpp"
 #include "pos/logic/order_request.hpp"
 #include "pos/logic/text.hpp"
 
@@ -315,14 +315,14 @@ ParsedMenuFile parse_menu_file(const boost::json::value& root) {
 }
 
 ParsedMenuFile parse_menu_file_text(std::string_view text) {
-    boost::system::error_code ec;
-    const json::value root = json::parse(text, ec);
-    if (ec) {
+    // Strict: a duplicate key would otherwise silently keep its last value.
+    const common::json::ParseResult parsed = common::json::parse_strict(text);
+    if (!parsed.value) {
         ParsedMenuFile result;
-        result.errors.push_back("/: invalid JSON: " + ec.message());
+        result.errors.push_back("/: invalid JSON: " + parsed.error);
         return result;
     }
-    return parse_menu_file(root);
+    return parse_menu_file(*parsed.value);
 }
 
 MenuView menu_view_for_brand(const MenuFile& menu, std::string_view brand_id) {

@@ -66,7 +66,8 @@ struct ParsedMenuFile {
 /// (brands, branches; products and modifiers within a brand) are refused. Extra fields are ignored. Pure.
 ParsedMenuFile parse_menu_file(const boost::json::value& root);
 
-/// Parses `text` as JSON (a syntax error gives "/: invalid JSON: <reason>") and validates it as above.
+/// Parses `text` strictly as JSON (common::json::parse_strict: a syntax error or a duplicate key gives
+/// "/: invalid JSON: <reason>") and validates it as above.
 ParsedMenuFile parse_menu_file_text(std::string_view text);
 
 /// The order-check view of brand `brand_id` in `menu` (empty sets for an unknown brand).

@@ -211,9 +211,9 @@ OrderProduct read_product(const json::object& object, const std::string& prefix,
     if (const json::array* modifiers = reader.array("modifiers", kMaxModifiers)) {
         for (std::size_t i = 0; i < modifiers->size(); ++i) {
             const std::string key = reader.key("modifiers") + "." + std::to_string(i);
-            if (const json::object* modifier = element_object((*modifiers)[i], key, errors)) {
-                product.modifiers.push_back(read_modifier(*modifier, key, errors));
-            }
+            // A placeholder keeps later modifiers at their request positions in the draft.
+            const json::object* modifier = element_object((*modifiers)[i], key, errors);
+            product.modifiers.push_back(modifier != nullptr ? read_modifier(*modifier, key, errors) : OrderModifier{});
         }
     }
     return product;
@@ -299,14 +299,15 @@ ParsedOrderRequest parse_order_request(const boost::json::value& body) {
     } else {
         for (std::size_t i = 0; i < products->size(); ++i) {
             const std::string key = "products." + std::to_string(i);
-            if (const json::object* product = element_object((*products)[i], key, result.errors)) {
-                order.products.push_back(read_product(*product, key, result.errors));
-            }
+            const json::object* product = element_object((*products)[i], key, result.errors);
+            order.products.push_back(product != nullptr ? read_product(*product, key, result.errors) : OrderProduct{});
         }
     }
 
     if (result.errors.empty()) {
         result.order = std::move(order);
+    } else {
+        result.draft = std::move(order);
     }
     return result;
 }

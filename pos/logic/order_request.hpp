@@ -77,6 +77,10 @@ struct OrderRequest {
 struct ParsedOrderRequest {
     std::optional<OrderRequest> order;
     ValidationErrors errors;
+    /// When `errors` is not empty: every field that could be read, with products and modifiers at their request
+    /// positions (an entry that failed a rule is left empty, e.g. an empty id), so that the menu check can report
+    /// its problems in the same answer. Empty otherwise.
+    OrderRequest draft;
 };
 
 /// Validates an already parsed request body against interface 2.1 and returns the typed order or every

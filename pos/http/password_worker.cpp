@@ -1,0 +1,28 @@
+#include "pos/http/password_worker.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "common/crypto/password.hpp"
+
+namespace pos::http {
+namespace {
+
+// Runs on the worker pool; state comes in as by-value parameters (GCC 12: no capturing coroutine lambdas).
+boost::asio::awaitable<bool> verify_on_worker(std::string password, std::string encoded) {
+    co_return encoded.empty() ? common::crypto::dummy_verify(password)
+                              : common::crypto::verify_password(password, encoded);
+}
+
+}  // namespace
+
+PasswordWorker::PasswordWorker(std::size_t threads) : pool_(threads == 0 ? 1 : threads) {}
+
+PasswordWorker::~PasswordWorker() { pool_.join(); }
+
+boost::asio::awaitable<bool> PasswordWorker::verify(std::string password, std::string encoded) {
+    auto task = verify_on_worker(std::move(password), std::move(encoded));
+    co_return co_await boost::asio::co_spawn(pool_.get_executor(), std::move(task), boost::asio::use_awaitable);
+}
+
+}  // namespace pos::http
