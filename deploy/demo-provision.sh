@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# Provisions the quickstart's demo: brand DEMO with branch DEMO-1 and a demo partner (label `demo`). Safe to run
-# again: the branch is kept, and the partner gets a fresh webhook URL (URLs are shown once, never stored).
-# Writes the URL and a ready-to-paste curl command to STATE_DIR/demo.txt.
-# Needs ORDERHUB_DATABASE_URL (and ORDERHUB_PUBLIC_URL for the printed URL).
+# Provisions the quickstart's demo: the reference POS gets the demo menu (brand DEMO, branch DEMO-1) and a user;
+# the hub gets branch DEMO-1, the POS connection of brand DEMO (the user's credentials: the forwarder logs in by
+# itself) and a demo partner (label `demo`). Safe to run again: what exists is kept, and the partner gets a fresh
+# webhook URL (URLs are shown once, never stored). Writes the URL and a ready-to-paste curl command to
+# STATE_DIR/demo.txt. Needs ORDERHUB_DATABASE_URL, ORDERPOS_DATABASE_URL, ORDERPOS_LISTEN, ORDERHUB_SECRET_KEY.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 state=${1:?usage: deploy/demo-provision.sh STATE_DIR}
 hub=build/bin/orderhub
+pos=build/bin/orderpos
 
 json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# The POS side: menu (idempotent) and one user whose password lives only in the state folder.
+$pos menu load deploy/demo-menu.json >/dev/null
+if [ ! -s "$state/pos-password" ]; then
+  (umask 077 && python3 -c 'import secrets; print(secrets.token_urlsafe(24))' >"$state/pos-password")
+  $pos user add --email demo@orderhub.local --password - --brand DEMO <"$state/pos-password" >/dev/null
+fi
 
 if ! $hub branch list --json | python3 -c 'import json,sys; sys.exit(0 if any(b["id"]=="DEMO-1" for b in json.load(sys.stdin)) else 1)'; then
   $hub branch create --id DEMO-1 --brand DEMO --name "Demo Branch" >/dev/null
 fi
+
+$hub pos set --brand DEMO --base-url "http://$ORDERPOS_LISTEN" --email demo@orderhub.local --password - \
+  <"$state/pos-password" >/dev/null
 
 partner_id=$($hub partner list --json | python3 -c 'import json,sys; print(next((p["id"] for p in json.load(sys.stdin) if p["label"]=="demo"), ""))')
 if [ -n "$partner_id" ]; then
@@ -29,5 +41,7 @@ Demo partner webhook URL (shown once; a new one is issued at every quickstart):
 Send the interface's example order_created:
   curl -sS -X POST '$url' -H 'Content-Type: application/json' --data-binary @$PWD/deploy/examples/order-created.json
 
-Then: build/bin/orderhub order list   (with ORDERHUB_DATABASE_URL=$ORDERHUB_DATABASE_URL)
+Then see it in the hub and at the POS:
+  ORDERHUB_DATABASE_URL=$ORDERHUB_DATABASE_URL build/bin/orderhub order list
+  ORDERPOS_DATABASE_URL=$ORDERPOS_DATABASE_URL build/bin/orderpos orders list
 EOT

@@ -28,6 +28,12 @@ ORDERPOS_DATABASE_URL=$(./deploy/pg-local.sh url "$state/pg" orderpos)
 export ORDERHUB_LISTEN=${ORDERHUB_LISTEN:-127.0.0.1:8080}
 export ORDERPOS_LISTEN=${ORDERPOS_LISTEN:-127.0.0.1:9090}
 export ORDERHUB_PUBLIC_URL=${ORDERHUB_PUBLIC_URL:-http://$ORDERHUB_LISTEN}
+# The key that seals stored secrets: made once, kept (mode 600) with the cluster it belongs to.
+if [ -z "${ORDERHUB_SECRET_KEY:-}" ]; then
+  if [ ! -s "$state/secret-key" ]; then (umask 077 && openssl rand -hex 32 >"$state/secret-key"); fi
+  ORDERHUB_SECRET_KEY=$(cat "$state/secret-key")
+fi
+export ORDERHUB_SECRET_KEY
 
 stop_all() {
   trap - INT TERM EXIT

@@ -16,10 +16,15 @@ bool is_unavailable(std::exception_ptr e) {
         return true;
     } catch (const pqxx::sql_error& err) {
         // Class 08 (connection exception), 57P01..57P03 (shutdown, crash recovery, cannot connect now),
-        // 53300 (too many connections).
+        // 53300 (too many connections). libpqxx 6.4 leaves the SQLSTATE empty when the connection died under the
+        // statement: that is the server going away too.
         const std::string& state = err.sqlstate();
-        return state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03" ||
-               state == "53300";
+        return state.empty() || state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" ||
+               state == "57P03" || state == "53300";
+    } catch (const pqxx::failure&) {
+        // Not an SQL error: a connection-level failure ("not connected", commit outcome unknown). The request
+        // may be retried safely: every write of the hub is idempotent.
+        return true;
     } catch (...) {
         return false;
     }

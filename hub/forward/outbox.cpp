@@ -1,0 +1,117 @@
+#include "hub/forward/outbox.hpp"
+
+#include <map>
+#include <pqxx/pqxx>
+
+#include "hub/db/queries.hpp"
+
+namespace hub::forward {
+namespace {
+
+/// A PostgreSQL text[] literal of order ids (UUIDs: no characters that need quoting).
+std::string id_array(const std::vector<std::string>& ids) {
+    std::string s = "{";
+    for (const auto& id : ids) s += (s.size() > 1 ? "," : "") + id;
+    return s + "}";
+}
+
+std::string text_or_empty(const pqxx::field& f) { return f.is_null() ? std::string() : f.as<std::string>(); }
+
+}  // namespace
+
+std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, int limit,
+                                   std::chrono::seconds lease, const std::string& environment) {
+    pqxx::work tx(conn);
+    auto claimed = tx.exec_prepared(db::kClaimJobs, forwarder, static_cast<int>(lease.count()), limit);
+    std::vector<ClaimedJob> jobs;
+    if (claimed.empty()) {
+        tx.commit();
+        return jobs;
+    }
+    std::map<std::string, std::size_t> index;
+    std::vector<std::string> ids;
+    for (const auto& r : claimed) {
+        ClaimedJob j;
+        j.order_id = r[0].as<std::string>();
+        j.attempt = r[1].as<int>();
+        index[j.order_id] = jobs.size();
+        ids.push_back(j.order_id);
+        jobs.push_back(std::move(j));
+    }
+    const std::string arr = id_array(ids);
+    for (const auto& r : tx.exec_prepared(db::kJobSources, arr, environment)) {
+        auto& j = jobs[index.at(r[0].as<std::string>())];
+        auto& s = j.source;
+        s.pos_branch_id = r[1].as<std::string>();
+        s.brand_id = r[2].as<std::string>();
+        s.partner_label = r[3].as<std::string>();
+        s.external_id = r[4].as<std::string>();
+        s.note = r[5].as<std::string>();
+        s.subtotal = r[6].as<std::int64_t>();
+        s.tax = r[7].as<std::int64_t>();
+        s.total = r[8].as<std::int64_t>();
+        s.auto_accept = r[9].as<bool>();
+        if (!r[10].is_null()) s.customer_name = r[10].as<std::string>();
+        if (!r[11].is_null()) s.customer_phone = r[11].as<std::string>();
+        j.delivery_status = r[12].as<std::string>();
+        if (!r[13].is_null())
+            j.connection = PosConnection{s.brand_id,           r[18].as<std::string>(), r[13].as<std::string>(),
+                                         text_or_empty(r[14]), text_or_empty(r[15]),    text_or_empty(r[16]),
+                                         text_or_empty(r[17])};
+    }
+    for (const auto& r : tx.exec_prepared(db::kJobItems, arr)) {
+        auto& items = jobs[index.at(r[0].as<std::string>())].source.items;
+        items.push_back({r[2].as<std::string>(), r[3].as<std::int64_t>(), r[4].as<std::int64_t>(),
+                         r[5].as<std::string>(), {}});
+    }
+    for (const auto& r : tx.exec_prepared(db::kJobOptions, arr)) {
+        auto& items = jobs[index.at(r[0].as<std::string>())].source.items;
+        items.at(r[1].as<std::size_t>())
+            .options.push_back({r[2].as<std::string>(), r[3].as<std::int64_t>(), r[4].as<std::int64_t>()});
+    }
+    for (const auto& r : tx.exec_prepared(db::kJobMappings, arr)) {
+        auto& s = jobs[index.at(r[0].as<std::string>())].source;
+        (r[1].as<std::string>() == "item" ? s.item_map : s.option_map)[r[2].as<std::string>()] = r[3].as<std::string>();
+    }
+    tx.commit();
+    return jobs;
+}
+
+bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const JobResult& result,
+                const ClaimedJob& job, bool retrying) {
+    pqxx::work tx(conn);
+    int n = result.first_attempt;
+    for (const auto& a : result.attempts)
+        tx.exec_prepared(db::kInsertAttempt, result.order_id, n++, a.url, static_cast<int>(a.http_status),
+                         a.latency_ms, a.outcome, a.error, a.response_excerpt, forwarder);
+    auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, forwarder, result.state,
+                                  static_cast<std::int64_t>(result.delay.count()), result.pos_order_id, result.error);
+    if (owner.empty()) {
+        if (!retrying) tx.commit();  // the attempts happened; the job is someone else's now
+        return false;
+    }
+    const std::string branch = owner[0][0].as<std::string>();
+    const std::string partner = owner[0][1].as<std::string>();
+    auto status_row = [&](const char* status, const char* source, const std::string& actor, const std::string& detail) {
+        tx.exec_prepared(db::kInsertStatusRow, result.order_id, branch, partner, status, source, actor,
+                         detail.substr(0, 500));
+    };
+    if (result.state == "delivered") status_row("pos_accepted", "pos", result.pos_order_id, "");
+    else if (result.state == "rejected") status_row("pos_rejected", "pos", "", result.error);
+    else if (result.state == "auth_failed") status_row("forward_auth_failed", "hub", "", result.error);
+    else if (result.state == "dead") status_row("forward_dead", "hub", "", result.error);
+    else if (result.state == "cancelled") status_row("forward_cancelled", "hub", "", result.error);
+    if (result.new_token_sealed && job.connection)
+        tx.exec_prepared(db::kStoreToken, job.connection->brand_id, job.connection->environment,
+                         *result.new_token_sealed);
+    tx.commit();
+    return true;
+}
+
+void release_jobs(pqxx::connection_base& conn, const std::string& forwarder) {
+    pqxx::work tx(conn);
+    tx.exec_prepared(db::kReleaseJobs, forwarder);
+    tx.commit();
+}
+
+}  // namespace hub::forward

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hub/forward/mapping.hpp"
+
+namespace pqxx {
+class connection_base;
+}
+
+namespace hub::forward {
+
+/// A brand's POS connection as stored (secrets still sealed).
+struct PosConnection {
+    std::string brand_id;
+    std::string environment;
+    std::string base_url;
+    std::string token_sealed;     ///< empty when none
+    std::string email;            ///< empty when no credentials
+    std::string password_sealed;  ///< empty when no credentials
+    std::string ca_file;
+};
+
+/// A job this forwarder holds, with everything needed to send it.
+struct ClaimedJob {
+    std::string order_id;
+    int attempt = 0;  ///< this attempt's number (1 for the first)
+    std::string delivery_status;
+    PosSource source;
+    std::optional<PosConnection> connection;
+};
+
+/// One HTTP exchange with the POS, for hub.pos_delivery_attempts.
+struct AttemptRecord {
+    std::string url;
+    unsigned http_status = 0;  ///< 0: no HTTP answer
+    std::int64_t latency_ms = 0;
+    std::string outcome;       ///< delivered, rejected, unauthorized, retry, login_failed, ...
+    std::string error;
+    std::string response_excerpt;
+};
+
+/// How a claim ends.
+struct JobResult {
+    std::string order_id;
+    std::string state;  ///< delivered, pending (retry), rejected, auth_failed, dead, cancelled
+    std::chrono::milliseconds delay{0};
+    std::string pos_order_id;
+    std::string error;
+    std::vector<AttemptRecord> attempts;
+    int first_attempt = 1;
+    std::optional<std::string> new_token_sealed;  ///< a token from a fresh login, stored for the brand
+};
+
+/// Claims up to `limit` due jobs for `forwarder` (FOR UPDATE SKIP LOCKED, lease `lease`) and loads them.
+std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, int limit,
+                                   std::chrono::seconds lease, const std::string& environment);
+
+/// Ends a claim in one transaction: the job's new state, the attempts, a status-log row for outcomes an
+/// auditor cares about, and a refreshed token. Returns false when the claim had been lost; the attempts are then
+/// still recorded, unless `retrying` (an earlier try may have committed them already).
+bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const JobResult& result,
+                const ClaimedJob& job, bool retrying = false);
+
+/// Gives back every job `forwarder` still holds (graceful stop).
+void release_jobs(pqxx::connection_base& conn, const std::string& forwarder);
+
+}  // namespace hub::forward

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hub::forward {
+
+/// What a POS answer means for the job (product.md section 6).
+enum class Verdict {
+    delivered,     ///< 2xx with success: true and an order_id
+    unauthorized,  ///< 401: log in again once when credentials are stored, else auth_failed
+    rejected,      ///< a permanent refusal (400, 403, 404, 409, 422 and other 4xx; 2xx without success)
+    retry,         ///< 408, 429, 5xx, time-outs, refused or broken connections
+};
+
+struct Classified {
+    Verdict verdict = Verdict::retry;
+    std::string reason;                              ///< for last_error and the attempt log
+    std::string pos_order_id;                        ///< when delivered
+    std::optional<std::chrono::seconds> retry_after;  ///< from a Retry-After header in seconds
+};
+
+/// Classifies an HTTP answer (`status` with `body` and the Retry-After header value, if any).
+Classified classify_response(unsigned status, std::string_view body, std::optional<std::string_view> retry_after);
+
+/// Classifies a transport failure (no HTTP answer): retried, except a URL that cannot work (rejected).
+Classified classify_failure(bool bad_url, std::string_view error);
+
+/// Attempts before a job is `dead`.
+inline constexpr int kMaxAttempts = 12;
+
+/// The wait before the next attempt after `failed_attempts` (1 = the first attempt failed): 1 s doubling to
+/// 5 min, times (1 + 0.2 * jitter) with jitter in [-1, 1]; at least `retry_after` when the POS asked for it
+/// (capped at 1 hour).
+std::chrono::milliseconds backoff(int failed_attempts, double jitter,
+                                  std::optional<std::chrono::seconds> retry_after = std::nullopt);
+
+}  // namespace hub::forward
