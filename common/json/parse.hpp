@@ -23,7 +23,9 @@ struct ParseResult {
 /// Parses `text` strictly: rejects syntax errors, invalid UTF-8 and lone UTF-16 surrogate escapes, nesting
 /// deeper than max_depth, duplicate object keys, numbers that overflow a double (1e400), integer literals
 /// beyond int64/uint64 (which Boost.JSON would silently turn into an inexact double), trailing data, comments
-/// and trailing commas. Any top-level JSON value is accepted. Thread-safe; allocates only the result.
+/// and trailing commas. Any top-level JSON value is accepted. Doubles are correctly rounded, so one number spelled
+/// two ways ("1614e186", "1.614e189") gives one double. Thread-safe; allocates only the result,
+/// from one monotonic arena that lives as long as the value (and any value sharing its storage).
 ParseResult parse_strict(std::string_view text, const ParseLimits& limits = {});
 
 }  // namespace common::json
