@@ -5,6 +5,8 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -19,9 +21,14 @@ namespace common::db {
 
 /// Group commit: coroutines submit jobs one at a time; the batcher hands whatever has queued up (at most
 /// `max_batch`) to one pool worker, whose batch function handles them all in one transaction. Each submitter
-/// resumes only after that transaction's fate is known. Under light load a batch holds one job, so latency stays
-/// that of a single transaction; under load many commits collapse into one. At most `max_concurrent` batches run
-/// at once, which leaves pool workers free for other queries. Thread-safe.
+/// resumes only after that transaction's fate is known. At most `max_concurrent` batches run at once, which
+/// leaves pool workers free for other queries.
+///
+/// Batch size adapts to load. Under light load a batch holds one job and starts at once, so latency stays that
+/// of a single transaction. Under load (recent batches held several jobs) a worker that finds fewer than half
+/// the recent typical size waiting lingers up to `max_linger` for more: otherwise the first request that
+/// follows a batch's answers takes a statement and a commit of its own while the rest of the wave queues
+/// behind it. Thread-safe.
 template <class Job, class Result>
 class Batcher {
 public:
@@ -30,8 +37,9 @@ public:
     using BatchFn = std::function<void(pqxx::connection& conn, std::span<Job> jobs, std::span<Result> results,
                                        std::span<std::exception_ptr> errors)>;
 
-    Batcher(Pool& pool, BatchFn fn, std::size_t max_batch, std::size_t max_concurrent)
-        : state_(std::make_shared<State>(pool, std::move(fn), max_batch, max_concurrent)) {}
+    Batcher(Pool& pool, BatchFn fn, std::size_t max_batch, std::size_t max_concurrent,
+            std::chrono::microseconds max_linger = std::chrono::microseconds(1000))
+        : state_(std::make_shared<State>(pool, std::move(fn), max_batch, max_concurrent, max_linger)) {}
 
     /// Queues `job` and returns its result once its batch committed (or rethrows its error).
     boost::asio::awaitable<Result> submit(Job job) {
@@ -58,11 +66,16 @@ private:
     };
 
     struct State {
-        State(Pool& p, BatchFn f, std::size_t mb, std::size_t mc)
-            : pool(p), fn(std::move(f)), max_batch(mb == 0 ? 1 : mb), max_concurrent(mc == 0 ? 1 : mc) {}
+        State(Pool& p, BatchFn f, std::size_t mb, std::size_t mc, std::chrono::microseconds linger)
+            : pool(p),
+              fn(std::move(f)),
+              max_batch(mb == 0 ? 1 : mb),
+              max_concurrent(mc == 0 ? 1 : mc),
+              max_linger(linger) {}
 
         static void push(const std::shared_ptr<State>& s, Entry e) {
             bool start = false;
+            bool wake = false;
             {
                 std::lock_guard lock(s->mutex);
                 s->queue.push_back(std::move(e));
@@ -70,7 +83,9 @@ private:
                     ++s->active;
                     start = true;
                 }
+                wake = s->lingering > 0 && s->queue.size() == s->wanted;
             }
+            if (wake) s->arrived.notify_all();
             if (start) schedule(s);
         }
 
@@ -82,7 +97,15 @@ private:
         static void run_one(const std::shared_ptr<State>& s, pqxx::connection* c, std::exception_ptr setup) {
             std::vector<Entry> batch;
             {
-                std::lock_guard lock(s->mutex);
+                std::unique_lock lock(s->mutex);
+                // Half the recent typical batch: 0 or 1 under light load, so a lone job never waits.
+                const auto wanted = std::min(s->max_batch, static_cast<std::size_t>(s->typical / 2));
+                if (!setup && wanted >= 2 && s->queue.size() < wanted && s->max_linger.count() > 0) {
+                    ++s->lingering;
+                    s->wanted = std::max(s->wanted, wanted);
+                    s->arrived.wait_for(lock, s->max_linger, [&] { return s->queue.size() >= wanted; });
+                    if (--s->lingering == 0) s->wanted = 0;
+                }
                 while (!s->queue.empty() && batch.size() < s->max_batch) {
                     batch.push_back(std::move(s->queue.front()));
                     s->queue.pop_front();
@@ -91,6 +114,7 @@ private:
                     --s->active;
                     return;
                 }
+                s->typical = s->typical * 0.75 + static_cast<double>(batch.size()) * 0.25;
             }
             std::vector<Job> jobs;
             jobs.reserve(batch.size());
@@ -118,9 +142,14 @@ private:
         BatchFn fn;
         std::size_t max_batch;
         std::size_t max_concurrent;
+        std::chrono::microseconds max_linger;
         std::mutex mutex;
+        std::condition_variable arrived;  // a lingering worker's wanted size was reached
         std::deque<Entry> queue;
         std::size_t active = 0;
+        std::size_t lingering = 0;  // workers waiting for company
+        std::size_t wanted = 0;     // the queue size they wait for (the largest, when several wait)
+        double typical = 1;         // moving average of recent batch sizes
     };
 
     std::shared_ptr<State> state_;

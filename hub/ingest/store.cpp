@@ -1,9 +1,11 @@
 #include "hub/ingest/store.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <charconv>
 #include <pqxx/pqxx>
 #include <variant>
 
+#include "common/crypto/encoding.hpp"
 #include "common/crypto/uuid.hpp"
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
@@ -19,7 +21,34 @@ struct Job {
     std::string partner_id;
     std::optional<Validated> order;
     InboxRecord inbox;
+    /// Its entry of the insert_orders statement (a JSON object without its position "i"), built by the
+    /// submitting coroutine so that the database worker only joins entries; empty for a job stored one by one
+    /// (order_updated).
+    std::string entry;
 };
+
+/// The entry of an order_created (with its new hub order id and payload hash) or of an inbox row alone.
+std::string make_entry(const std::string& partner_id, const std::optional<Validated>& order, const InboxRecord& r) {
+    boost::json::object e;
+    if (order) {
+        const auto& created = std::get<OrderCreated>(order->payload);
+        e["id"] = common::crypto::uuid_v7();
+        e["h"] = payload_hash(order->envelope, created);
+        e["d"] = order_document(order->envelope, created);
+    } else {
+        e["st"] = r.http_status;
+        e["oc"] = r.outcome;
+        e["ec"] = r.error_code;
+    }
+    e["ro"] = r.replay_of;
+    e["p"] = partner_id;
+    e["rq"] = r.request_id;
+    e["ev"] = r.event;
+    e["ex"] = r.external_id;
+    e["hd"] = r.headers_json;  // text: cast to jsonb by the statement, never spliced into the array
+    e["b"] = common::crypto::base64_encode(r.body);  // the raw bytes, whatever they are
+    return boost::json::serialize(e);
+}
 
 std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
     auto row = tx.exec_prepared1(db::kInsertInbox, r.partner_id, r.request_id, r.event, r.external_id, r.order_id,
@@ -42,7 +71,8 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
     const bool has_offset = v.envelope.event_time.offset_minutes.has_value();
     // The platform's order id first; the hub order id that order_created answered also names the order.
     auto rows = tx.exec_prepared(db::kOrderForUpdateByExternalId, job.partner_id, update.order_id, time, has_offset);
-    if (rows.empty()) rows = tx.exec_prepared(db::kOrderForUpdateById, job.partner_id, update.order_id, time, has_offset);
+    if (rows.empty())
+        rows = tx.exec_prepared(db::kOrderForUpdateById, job.partner_id, update.order_id, time, has_offset);
     if (rows.empty()) {
         out.kind = StoreOutcome::Kind::order_not_found;
         set_inbox(job.inbox, "rejected", 404, "order_not_found");
@@ -116,27 +146,111 @@ StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
     return out;
 }
 
-void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutcome> results,
-               std::span<std::exception_ptr> errors) {
+StoreOutcome::Kind kind_of(std::string_view kind) {
+    using Kind = StoreOutcome::Kind;
+    if (kind == "duplicate") return Kind::duplicate;
+    if (kind == "conflict") return Kind::conflict;
+    if (kind == "unknown_branch") return Kind::unknown_branch;
+    return Kind::created;  // created, and `record` (an inbox row alone: only its inbox id counts)
+}
+
+/// Stores the jobs `bulk` (indexes into `jobs`) with one insert_orders statement in autocommit: one round trip
+/// and one commit for the whole batch. Sets their results and returns the jobs it left to the one-by-one path:
+/// `pending` ones, or all of them when the statement failed for a reason other than the store being
+/// unavailable (one bad job must not fail its batch). Throws when the store is unavailable.
+std::vector<std::size_t> store_bulk(pqxx::connection& conn, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
+                                    std::span<StoreOutcome> results) {
+    std::size_t size = 2;
+    for (auto k : bulk) size += jobs[k].entry.size() + 16;
+    std::string array;
+    array.reserve(size);
+    array += '[';
+    char digits[24];
+    for (std::size_t n = 0; n < bulk.size(); ++n) {
+        const std::string& entry = jobs[bulk[n]].entry;
+        if (n > 0) array += ',';
+        array += "{\"i\":";
+        array.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+        array += ',';
+        array.append(entry, 1, std::string::npos);
+    }
+    array += ']';
+
+    std::vector<bool> answered(bulk.size(), false);
+    try {
+        pqxx::nontransaction nt(conn);
+        const auto rows = nt.exec_prepared(db::kInsertOrders, array);
+        for (const auto& row : rows) {
+            const auto n = static_cast<std::size_t>(row[0].as<long>());
+            const std::string_view kind(row[1].c_str(), row[1].size());
+            if (n >= bulk.size() || kind == "pending") continue;
+            StoreOutcome& out = results[bulk[n]];
+            out.kind = kind_of(kind);
+            if (!row[2].is_null()) out.order_id = row[2].as<std::string>();
+            out.inbox_id = row[3].as<std::string>();
+            answered[n] = true;
+        }
+    } catch (const pqxx::broken_connection&) {
+        throw;
+    } catch (const std::exception&) {
+        if (common::db::is_unavailable(std::current_exception())) throw;
+        std::fill(answered.begin(), answered.end(), false);
+    }
+    std::vector<std::size_t> left;
+    for (std::size_t n = 0; n < bulk.size(); ++n)
+        if (!answered[n]) left.push_back(bulk[n]);
+    return left;
+}
+
+/// The one-by-one path: each job in a savepoint of one transaction, as it would be stored alone.
+void store_each(pqxx::connection& conn, std::span<Job> jobs, const std::vector<std::size_t>& each,
+                std::span<StoreOutcome> results, std::span<std::exception_ptr> errors) {
     pqxx::work tx(conn);
-    if (jobs.size() == 1) {
-        results[0] = apply(tx, jobs[0]);
+    if (each.size() == 1) {
+        results[each[0]] = apply(tx, jobs[each[0]]);
     } else {
-        for (std::size_t i = 0; i < jobs.size(); ++i) {
-            // A savepoint per job: one failing job must not take the others of its batch with it.
+        for (auto k : each) {
+            // A savepoint per job: one failing job must not take the others of its batch with it. Written by
+            // hand: libpqxx 6.4's subtransaction sends its SAVEPOINT lazily, and not before a prepared statement,
+            // so a failing first statement would abort the whole transaction, whose COMMIT then rolls back
+            // without an error, after the jobs before it were answered as stored.
+            tx.exec0("SAVEPOINT job");
             try {
-                pqxx::subtransaction sp(tx, "job");
-                results[i] = apply(sp, jobs[i]);
-                sp.commit();
+                results[k] = apply(tx, jobs[k]);
+                tx.exec0("RELEASE SAVEPOINT job");
             } catch (const pqxx::broken_connection&) {
                 throw;
             } catch (const std::exception&) {
                 if (common::db::is_unavailable(std::current_exception())) throw;
-                errors[i] = std::current_exception();
+                errors[k] = std::current_exception();
+                tx.exec0("ROLLBACK TO SAVEPOINT job");
             }
         }
     }
     tx.commit();
+}
+
+void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutcome> results,
+               std::span<std::exception_ptr> errors) {
+    std::vector<std::size_t> bulk;
+    std::vector<std::size_t> each;
+    bulk.reserve(jobs.size());
+    for (std::size_t k = 0; k < jobs.size(); ++k) (jobs[k].entry.empty() ? each : bulk).push_back(k);
+    if (!bulk.empty()) {
+        auto left = store_bulk(conn, jobs, bulk, results);
+        each.insert(each.end(), left.begin(), left.end());
+    }
+    if (each.empty()) return;
+    if (each.size() == jobs.size()) {
+        store_each(conn, jobs, each, results, errors);  // nothing committed yet: a failure fails the batch
+        return;
+    }
+    // Some jobs are committed already and must be answered as such: a failure here is only the others'.
+    try {
+        store_each(conn, jobs, each, results, errors);
+    } catch (...) {
+        for (auto k : each) errors[k] = std::current_exception();
+    }
 }
 
 }  // namespace
@@ -153,12 +267,16 @@ OrderStore::OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_
 OrderStore::~OrderStore() = default;
 
 boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, Validated order, InboxRecord inbox) {
-    Job job{std::move(partner_id), std::move(order), std::move(inbox)};
+    Job job{std::move(partner_id), std::move(order), std::move(inbox), {}};
+    if (std::holds_alternative<OrderCreated>(job.order->payload))
+        job.entry = make_entry(job.partner_id, job.order, job.inbox);
     co_return co_await impl_->batcher.submit(std::move(job));
 }
 
 boost::asio::awaitable<std::string> OrderStore::record(InboxRecord inbox) {
-    Job job{inbox.partner_id, std::nullopt, std::move(inbox)};
+    Job job{inbox.partner_id, std::nullopt, std::move(inbox), {}};
+    // insert_orders stores an inbox row alone without an order id; one that names an order goes one by one.
+    if (job.inbox.order_id.empty()) job.entry = make_entry(job.partner_id, job.order, job.inbox);
     auto out = co_await impl_->batcher.submit(std::move(job));
     co_return out.inbox_id;
 }

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Forwarding benchmark (issue 8), one run on this machine:
+#   1. drain: 20,000 orders stored by `orderhub serve --role api`, then one `orderhub serve --role forwarder`
+#      delivers them to the reference POS (`orderpos serve`): orders/s;
+#   2. steady: one `orderhub serve` (api and forwarder) receives 500 orders/s on a fixed schedule
+#      (tests/load/send_orders.py) for BENCH_SECONDS; the commit -> POS latency p50/p99, measured from the
+#      databases: hub.orders.created_at (the order's transaction) against pos.orders.created_at (the POS stored
+#      it, just before answering) and against the delivered attempt's attempted_at (written when the hub recorded
+#      the answer: an upper bound).
+# Everything runs on loopback against a throwaway PostgreSQL 15 cluster (deploy/pg-local.sh, fsync on) that is
+# destroyed at the end, also on failure or Ctrl-C. The table is printed and written to
+# tests/load/results/forward-<date>-<host>.md.
+#
+# Environment: BENCH_DRAIN_ORDERS (default 20000), BENCH_RATE (default 500) orders/s for BENCH_SECONDS (default
+# 20) s; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
+# ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+drain_orders=${BENCH_DRAIN_ORDERS:-20000}
+rate=${BENCH_RATE:-500}
+secs=${BENCH_SECONDS:-20}
+build=${ORDERHUB_BUILD_DIR:-build}
+pgbin=/usr/lib/postgresql/15/bin
+load=$root/tests/load
+
+./deploy/install-deps.sh --bench
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build" --target orderhub orderpos -j2 >/dev/null 2>&1 || cmake --build "$build" --target orderhub orderpos -j2 >/dev/null
+hub_bin=$(cd "$build/bin" && pwd)/orderhub
+pos_bin=$(cd "$build/bin" && pwd)/orderpos
+
+work=$(mktemp -d /tmp/orderhub-forward-bench.XXXXXX)
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do
+    if kill -0 "$p" 2>/dev/null; then
+      kill "$p" 2>/dev/null || true
+      wait "$p" 2>/dev/null || true
+    fi
+  done
+  "$root/deploy/pg-local.sh" destroy "$work/pg" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "[$(date +%T)] $*" >&2; }
+started_at=$(date +%s)
+sql() { "$pgbin/psql" -X -q -tA -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+cpu() { python3 "$load/procstat.py" cpu "$1"; }
+sub() { python3 -c 'import sys; print(f"{float(sys.argv[1]) - float(sys.argv[2]):.2f}")' "$1" "$2"; }
+
+log "starting a throwaway PostgreSQL cluster in $work/pg"
+"$root/deploy/pg-local.sh" start "$work/pg" >/dev/null
+pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
+hub_url=$("$root/deploy/pg-local.sh" url "$work/pg" orderhub)
+pos_url=$("$root/deploy/pg-local.sh" url "$work/pg" orderpos)
+
+export ORDERHUB_SECRET_KEY=${ORDERHUB_SECRET_KEY:-$(openssl rand -hex 32)}
+export ORDERHUB_LOG_FORMAT=json ORDERHUB_DATABASE_URL=$hub_url ORDERPOS_DATABASE_URL=$pos_url
+
+# Starts `BINARY serve ARGS...` on a free loopback port, logging to $work/NAME.log; sets $svc_pid and $svc_port.
+start_service() {
+  local name=$1 bin=$2
+  shift 2
+  "$bin" serve --listen 127.0.0.1:0 "$@" 2>"$work/$name.log" &
+  svc_pid=$!
+  pids+=("$svc_pid")
+  svc_port=
+  for _ in $(seq 300); do
+    svc_port=$(sed -n 's/.*"msg":"listening".*"address":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/$name.log" | head -n 1)
+    [ -n "$svc_port" ] && return 0
+    kill -0 "$svc_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$name did not start" >&2
+  cat "$work/$name.log" >&2
+  exit 1
+}
+stop_service() {  # PID: SIGTERM and wait (the forwarder finishes its deliveries in flight)
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# ---- the reference POS and the hub, provisioned as tests/e2e/test_forward.py does ----
+"$pos_bin" migrate >/dev/null
+"$pos_bin" menu load deploy/demo-menu.json >/dev/null
+pos_password=$(openssl rand -hex 12)
+"$pos_bin" user add --email bench@demo.test --password - --brand DEMO <<<"$pos_password" >/dev/null
+start_service pos "$pos_bin"
+pos_pid=$svc_pid
+pos_port=$svc_port
+token=$(python3 - "$pos_port" "$pos_password" <<'EOF'
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
+c.request("POST", "/api/login", json.dumps({"email": "bench@demo.test", "password": sys.argv[2]}),
+          {"Content-Type": "application/json"})
+print(json.loads(c.getresponse().read())["access_token"])
+EOF
+)
+"$hub_bin" migrate >/dev/null
+"$hub_bin" branch create --id DEMO-1 --brand DEMO >/dev/null
+partner=$(ORDERHUB_PUBLIC_URL=http://127.0.0.1:1 "$hub_bin" partner create --name "Bench Platform" --label bench --json)
+webhook=/webhooks/$(python3 -c 'import json,sys; print(json.load(sys.stdin)["webhook_url"].rsplit("/webhooks/", 1)[1])' <<<"$partner")
+"$hub_bin" pos set --brand DEMO --base-url "http://127.0.0.1:$pos_port" --token - <<<"$token" >/dev/null
+
+# The benchmark measures capacity, not the per-partner rate limiter: it is raised out of the way.
+hub_flags=()
+if "$hub_bin" serve --help 2>&1 | grep -q -- '--rate-limit-per-second'; then
+  hub_flags+=(--rate-limit-per-second 1000000 --rate-limit-burst 1000000)
+fi
+# shellcheck disable=SC2206
+forward_flags=(${BENCH_FORWARD_ARGS:-})
+
+# ---- 1. drain ----
+log "storing $drain_orders orders through orderhub serve --role api"
+start_service api "$hub_bin" --role api "${hub_flags[@]}"
+api_pid=$svc_pid
+python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$drain_orders" --connections 32 \
+  --prefix DRAIN >"$work/drain-send.json" || { cat "$work/drain-send.json" >&2; exit 1; }
+stop_service "$api_pid"
+stored=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs WHERE state = 'pending'")
+[ "$stored" = "$drain_orders" ] || { echo "expected $drain_orders pending jobs, found $stored" >&2; exit 1; }
+sql "$hub_url" "CHECKPOINT" >/dev/null
+
+log "draining them with orderhub serve --role forwarder"
+pg0=$(cpu "$pg_pid")
+pos0=$(cpu "$pos_pid")
+t0=$(date +%s.%N)
+start_service forwarder "$hub_bin" --role forwarder "${forward_flags[@]}"
+fwd_pid=$svc_pid
+delivered=0
+for _ in $(seq 1200); do
+  delivered=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs WHERE state = 'delivered'")
+  [ "$delivered" -ge "$drain_orders" ] && break
+  sleep 0.25
+done
+t1=$(date +%s.%N)
+fwd_cpu=$(cpu "$fwd_pid")
+fwd_rss=$(python3 "$load/procstat.py" mem "$fwd_pid")
+pg1=$(cpu "$pg_pid")
+pos1=$(cpu "$pos_pid")
+stop_service "$fwd_pid"
+[ "$delivered" -ge "$drain_orders" ] || { echo "only $delivered of $drain_orders delivered in 300 s" >&2; exit 1; }
+read -r window attempts not_delivered < <(sql "$hub_url" "SELECT
+    extract(epoch FROM max(attempted_at) - min(attempted_at)), count(*), count(*) FILTER (WHERE outcome <> 'delivered')
+  FROM hub.pos_delivery_attempts" | tr '|' ' ')
+read -r at_pos distinct_pos < <(sql "$pos_url" "SELECT count(*), count(DISTINCT partner_reference) FROM pos.orders
+  WHERE partner_reference LIKE 'bench:DRAIN-%'" | tr '|' ' ')
+drain_wall=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
+drain_rate_wall=$(python3 -c "print(f'{$drain_orders / ($t1 - $t0):.0f}')")
+drain_rate=$(python3 -c "print(f'{$drain_orders / max($window, 0.001):.0f}')")
+
+# ---- 2. steady rate ----
+count=$((rate * secs))
+log "steady: $rate orders/s for $secs s through one orderhub serve (api and forwarder)"
+start_service hub "$hub_bin" "${hub_flags[@]}" "${forward_flags[@]}"
+hub_pid=$svc_pid
+h0=$(cpu "$hub_pid")
+pg0s=$(cpu "$pg_pid")
+pos0s=$(cpu "$pos_pid")
+python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$count" --rate "$rate" \
+  --connections 64 --prefix STEADY >"$work/steady-send.json" || { cat "$work/steady-send.json" >&2; exit 1; }
+for _ in $(seq 240); do
+  left=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
+    WHERE o.external_id LIKE 'STEADY-%' AND j.state <> 'delivered'")
+  [ "$left" = 0 ] && break
+  sleep 0.25
+done
+h1=$(cpu "$hub_pid")
+pg1s=$(cpu "$pg_pid")
+pos1s=$(cpu "$pos_pid")
+hub_rss=$(python3 "$load/procstat.py" mem "$hub_pid")
+stop_service "$hub_pid"
+[ "$left" = 0 ] || { echo "$left steady orders were not delivered in 60 s" >&2; exit 1; }
+sql "$hub_url" "COPY (SELECT o.external_id, extract(epoch FROM o.created_at), extract(epoch FROM a.attempted_at)
+  FROM hub.orders o JOIN hub.pos_delivery_attempts a ON a.order_id = o.id AND a.outcome = 'delivered'
+  WHERE o.external_id LIKE 'STEADY-%') TO STDOUT" >"$work/hub-times.tsv"
+sql "$pos_url" "COPY (SELECT substr(partner_reference, 7), extract(epoch FROM created_at) FROM pos.orders
+  WHERE partner_reference LIKE 'bench:STEADY-%') TO STDOUT" >"$work/pos-times.tsv"
+read -r n_lat pos_p50 pos_p99 pos_max att_p50 att_p99 att_max < <(python3 - "$work/hub-times.tsv" "$work/pos-times.tsv" <<'EOF'
+import sys
+hub = {}
+for line in open(sys.argv[1]):
+    ext, created, answered = line.split("\t")
+    hub[ext] = (float(created), float(answered))
+pos = {}
+for line in open(sys.argv[2]):
+    ext, stored = line.split("\t")
+    pos[ext] = float(stored)
+to_pos = sorted((pos[e] - c) * 1000 for e, (c, _) in hub.items() if e in pos)
+to_answer = sorted((a - c) * 1000 for c, a in hub.values())
+def pct(v, p):
+    return v[min(len(v) - 1, int(len(v) * p))] if v else float("nan")
+print(len(to_pos), *(f"{x:.1f}" for x in (pct(to_pos, .5), pct(to_pos, .99), to_pos[-1] if to_pos else 0,
+                                          pct(to_answer, .5), pct(to_answer, .99), to_answer[-1] if to_answer else 0)))
+EOF
+)
+elapsed=$(($(date +%s) - started_at))
+
+# ---- the table ----
+verdict() { if python3 -c "import sys; sys.exit(0 if $1 else 1)"; then echo met; else echo "NOT met"; fi; }
+send_rate=$(python3 -c "import json; print(json.load(open('$work/steady-send.json'))['rate'])")
+late=$(python3 -c "import json; print(json.load(open('$work/steady-send.json'))['max_late_ms'])")
+host=$(hostname -s)
+day=$(date +%F)
+out=$load/results/forward-$day-$host.md
+mkdir -p "$load/results"
+{
+  echo "# Forwarding benchmark, $day, $host"
+  echo
+  echo "$(date -u +%FT%TZ); $(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg);"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); PostgreSQL 15 as shipped (fsync on); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 64, --forward-per-host 8) and orderpos with default flags; the whole benchmark took ${elapsed} s."
+  echo
+  echo "| run | result | hub/forwarder CPU s | orderpos CPU s | PG CPU s | notes |"
+  echo "|---|---:|---:|---:|---:|---|"
+  echo "| drain $drain_orders stored orders | $drain_rate orders/s | $fwd_cpu | $(sub "$pos1" "$pos0") | $(sub "$pg1" "$pg0") | first to last delivery $(python3 -c "print(f'{$window:.2f}')") s; $drain_rate_wall orders/s counting the forwarder's start ($drain_wall s); $at_pos at the POS ($distinct_pos distinct), $attempts attempts, $not_delivered not delivered; forwarder peak RSS $fwd_rss MiB |"
+  echo "| steady $rate orders/s, commit → POS stored | p50 $pos_p50 ms, p99 $pos_p99 ms (max $pos_max) | $(sub "$h1" "$h0") | $(sub "$pos1s" "$pos0s") | $(sub "$pg1s" "$pg0s") | $n_lat orders over $secs s, sent at $send_rate/s (schedule at most $late ms late); hub peak RSS $hub_rss MiB |"
+  echo "| steady $rate orders/s, commit → answer recorded | p50 $att_p50 ms, p99 $att_p99 ms (max $att_max) | | | | attempted_at is written when the hub records the answer |"
+  echo
+  echo "| target | measured | |"
+  echo "|---|---:|---|"
+  echo "| forwarder ≥ 2,000 orders/s to the reference POS | $drain_rate orders/s | $(verdict "$drain_rate >= 2000") |"
+  echo "| commit → POS p99 ≤ 250 ms at $rate orders/s | $pos_p99 ms | $(verdict "$pos_p99 <= 250") |"
+} >"$out"
+cat "$out"
+log "written to ${out#"$root"/}"

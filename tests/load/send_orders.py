@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Sends order_created webhooks to a hub on 127.0.0.1 for the load benchmarks (standard library only).
+
+  send_orders.py --url http://127.0.0.1:PORT/webhooks/KEY --count N [--rate R] [--connections C]
+                 [--prefix P] [--body FILE]
+
+Request i carries the body FILE (default: the interface's example order_created) with payload.id = P-i. With
+--rate R, request i is sent at start + i/R seconds (a fixed schedule, like wrk2's constant throughput: a slow
+answer does not slow the schedule down as long as a connection is free); without it, as fast as C keep-alive
+connections allow. Prints one JSON object: sent, ok (HTTP 200), non200, errors, seconds, rate, and how late the
+schedule ran (max_late_ms). Exits 1 when anything but 200 came back.
+"""
+import argparse
+import http.client
+import json
+import os
+import sys
+import threading
+import time
+import urllib.parse
+
+EXAMPLE_ID = '"ORD-2024-000123"'
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", required=True)
+    ap.add_argument("--count", type=int, required=True)
+    ap.add_argument("--rate", type=float, default=0)
+    ap.add_argument("--connections", type=int, default=16)
+    ap.add_argument("--prefix", default="S")
+    ap.add_argument("--body", default=os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "examples",
+                                                   "order-created.json"))
+    args = ap.parse_args()
+    url = urllib.parse.urlsplit(args.url)
+    if url.hostname not in ("127.0.0.1", "localhost", "::1"):
+        sys.exit("send_orders.py sends to loopback addresses only")
+    with open(args.body, encoding="utf-8") as f:
+        template = f.read()
+    if EXAMPLE_ID not in template:
+        sys.exit(f"{args.body}: the example's payload.id {EXAMPLE_ID} is not in it")
+    head, tail = template.split(EXAMPLE_ID, 1)
+
+    lock = threading.Lock()
+    state = {"next": 0, "ok": 0, "non200": 0, "errors": 0, "late": 0.0, "statuses": {}}
+    start = time.monotonic() + 0.2
+
+    def take():
+        with lock:
+            i = state["next"]
+            if i >= args.count:
+                return None
+            state["next"] = i + 1
+            return i
+
+    def worker():
+        conn = None
+        while (i := take()) is not None:
+            if args.rate > 0:
+                due = start + i / args.rate
+                wait = due - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                late = time.monotonic() - due
+            else:
+                late = 0.0
+            body = (head + json.dumps(f"{args.prefix}-{i}") + tail).encode()
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+                conn.request("POST", url.path, body=body, headers={"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                resp.read()
+                status = resp.status
+            except (OSError, http.client.HTTPException):
+                status = None
+                if conn is not None:
+                    conn.close()
+                conn = None
+            with lock:
+                state["late"] = max(state["late"], late)
+                if status == 200:
+                    state["ok"] += 1
+                elif status is None:
+                    state["errors"] += 1
+                else:
+                    state["non200"] += 1
+                    state["statuses"][status] = state["statuses"].get(status, 0) + 1
+        if conn is not None:
+            conn.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(args.connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.monotonic() - start
+    out = {"sent": state["next"], "ok": state["ok"], "non200": state["non200"], "errors": state["errors"],
+           "statuses": state["statuses"], "seconds": round(seconds, 3), "rate": round(state["ok"] / seconds, 1),
+           "max_late_ms": round(state["late"] * 1000, 1)}
+    print(json.dumps(out))
+    sys.exit(0 if state["ok"] == args.count else 1)
+
+
+if __name__ == "__main__":
+    main()

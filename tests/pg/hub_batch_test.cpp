@@ -1,0 +1,224 @@
+// Group commit in one statement (insert_orders): requests that share a batch are answered as if each had been
+// stored alone, including repeats, conflicts, unknown branches, refused requests and jobs that fail.
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "common/crypto/encoding.hpp"
+#include "hub/ingest/order_document.hpp"
+#include "tests/pg/hub_support.hpp"
+
+using namespace tests::hubdb;
+using Kind = hub::ingest::StoreOutcome::Kind;
+
+namespace {
+
+/// One request of a batch: an order_created or order_updated body of `partner`, or (record) an inbox row alone.
+struct Req {
+    std::string partner;
+    std::string body;
+    bool record = false;
+    std::string headers = "{}";
+    std::string replay_of = {};  ///< the inbox id an `events replay` re-runs
+};
+
+struct Answer {
+    std::optional<StoreOutcome> out;
+    std::string error;
+};
+
+/// Stores `reqs` as ONE batch: the pool's only worker is held busy until every request has been queued.
+std::vector<Answer> one_batch(const std::string& url, const std::vector<Req>& reqs) {
+    common::db::Pool pool({.url = url, .workers = 1, .on_connect = hub::db::prepare_all});
+    hub::ingest::OrderStore store(pool, 256, 1);
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
+    asio::io_context ioc;
+    std::vector<Answer> answers(reqs.size());
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+        asio::co_spawn(
+            ioc,
+            [](hub::ingest::OrderStore& s, Req r, Answer& a) -> asio::awaitable<void> {
+                auto inbox = inbox_for(r.partner, r.body);
+                inbox.headers_json = r.headers;
+                inbox.replay_of = r.replay_of;
+                try {
+                    if (r.record) {
+                        inbox.http_status = 400;
+                        inbox.outcome = "rejected";
+                        inbox.error_code = "invalid_json";
+                        StoreOutcome o;
+                        o.inbox_id = co_await s.record(std::move(inbox));
+                        a.out = o;
+                    } else {
+                        a.out = co_await s.store(r.partner, validated(r.body), std::move(inbox));
+                    }
+                } catch (const std::exception& e) {
+                    a.error = e.what();
+                }
+            }(store, reqs[i], answers[i]),
+            asio::detached);
+    }
+    ioc.poll();  // each coroutine runs up to its submit: all of them are queued behind the held worker
+    release.set_value();
+    ioc.run();
+    return answers;
+}
+
+std::string inbox_field(HubDb& h, const std::string& inbox_id, const std::string& expr) {
+    pqxx::connection c(h.db.url());
+    return pqxx::nontransaction(c)
+        .exec_params1("SELECT coalesce((" + expr + ")::text, '') FROM hub.inbox WHERE id = $1::bigint", inbox_id)[0]
+        .as<std::string>();
+}
+
+}  // namespace
+
+TEST_CASE("batch: repeats, conflicts and unknown branches inside one statement are answered one by one", "[batch]") {
+    HubDb h;
+    std::string later = order_json("A-1");
+    later.replace(later.find("18:02:11"), 8, "18:09:00");
+    auto a = one_batch(h.db.url(), {{"p1", order_json("A-1")},
+                                    {"p1", order_json("A-1")},
+                                    {"p1", order_json("A-1", "B1", "Omar")},
+                                    {"p2", order_json("A-1")},
+                                    {"p1", order_json("U-1", "NOPE")},
+                                    {"p1", later}});
+    for (const auto& x : a) REQUIRE(x.error.empty());
+    CHECK(a[0].out->kind == Kind::created);
+    CHECK(a[1].out->kind == Kind::duplicate);
+    CHECK(a[1].out->order_id == a[0].out->order_id);
+    CHECK(a[2].out->kind == Kind::conflict);
+    CHECK(a[2].out->order_id.empty());
+    CHECK(a[3].out->kind == Kind::created);
+    CHECK(a[3].out->order_id != a[0].out->order_id);
+    CHECK(a[4].out->kind == Kind::unknown_branch);
+    CHECK(a[5].out->kind == Kind::duplicate);
+    CHECK(a[5].out->order_id == a[0].out->order_id);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
+    CHECK(h.count("SELECT count(*) FROM hub.order_items") == 4);
+    CHECK(h.count("SELECT count(*) FROM hub.order_item_options") == 4);
+    CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 2);
+    CHECK(h.count("SELECT count(*) FROM hub.forward_jobs") == 2);
+    // One statement, one transaction, one inbox row per request, each telling its own outcome.
+    CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox") == 6);
+    const char* expected[] = {"stored|200|",
+                              "duplicate|200|",
+                              "conflict|409|order_id_conflict",
+                              "stored|200|",
+                              "rejected|422|unknown_branch",
+                              "duplicate|200|"};
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        INFO("request " << i);
+        CHECK(inbox_field(h, a[i].out->inbox_id, "outcome || '|' || http_status || '|' || coalesce(error_code, '')") ==
+              expected[i]);
+        CHECK(inbox_field(h, a[i].out->inbox_id, "coalesce(order_id, '')") == a[i].out->order_id);
+    }
+}
+
+TEST_CASE("batch: orders stored by earlier batches are found", "[batch]") {
+    HubDb h;
+    auto first = one_batch(h.db.url(), {{"p1", order_json("A-1")}});
+    auto a = one_batch(h.db.url(),
+                       {{"p1", order_json("A-1", "B1", "Omar")}, {"p1", order_json("A-1")}, {"p1", order_json("A-2")}});
+    CHECK(a[0].out->kind == Kind::conflict);
+    CHECK(a[1].out->kind == Kind::duplicate);
+    CHECK(a[1].out->order_id == first[0].out->order_id);
+    CHECK(a[2].out->kind == Kind::created);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
+}
+
+TEST_CASE("batch: an order another transaction commits while the statement waits is answered from it", "[batch]") {
+    HubDb h;
+    // Another connection (another hub process, say) stores A-9 and holds its transaction open.
+    pqxx::connection other(h.db.url());
+    hub::db::prepare_all(other);
+    auto v = validated(order_json("A-9"));
+    const auto& created = std::get<hub::ingest::OrderCreated>(v.payload);
+    pqxx::work tx(other);
+    const std::string theirs =
+        tx.exec_prepared1(hub::db::kInsertOrder, "00000000-0000-7000-8000-000000000009", "p1",
+                          hub::ingest::payload_hash(v.envelope, created),
+                          boost::json::serialize(hub::ingest::order_document(v.envelope, created)))[0]
+            .as<std::string>();
+    // The batch's insert waits on the open transaction; it commits after the statement took its snapshot.
+    std::thread committer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(700));
+        tx.commit();
+    });
+    auto a = one_batch(
+        h.db.url(), {{"p1", order_json("A-9")}, {"p1", order_json("A-9", "B1", "Omar")}, {"p1", order_json("A-10")}});
+    committer.join();
+    for (const auto& x : a) REQUIRE(x.error.empty());
+    CHECK(a[0].out->kind == Kind::duplicate);
+    CHECK(a[0].out->order_id == theirs);
+    CHECK(a[1].out->kind == Kind::conflict);
+    CHECK(a[2].out->kind == Kind::created);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox") == 3);
+    CHECK(inbox_field(h, a[0].out->inbox_id, "outcome") == "duplicate");
+    CHECK(inbox_field(h, a[1].out->inbox_id, "outcome") == "conflict");
+}
+
+TEST_CASE("batch: an inbox row alone keeps its exact bytes; headers are a JSON object", "[batch]") {
+    HubDb h;
+    const std::string raw("\xff\xfe{\"event\": \x00 \"\\u0000\"\n", 22);
+    auto a = one_batch(h.db.url(), {{"p1", raw, true, R"({"user-agent":"bench/1.0","x-request-id":"r-1"})"},
+                                    {"p1", order_json("A-1"), false, R"({"content-type":"application/json"})"}});
+    for (const auto& x : a) REQUIRE(x.error.empty());
+    CHECK(a[1].out->kind == Kind::created);
+    CHECK(inbox_field(h, a[0].out->inbox_id, "encode(body, 'hex')") == common::crypto::hex_encode(raw));
+    CHECK(inbox_field(h, a[0].out->inbox_id, "outcome || '|' || http_status || '|' || error_code") ==
+          "rejected|400|invalid_json");
+    CHECK(inbox_field(h, a[0].out->inbox_id, "jsonb_typeof(headers) || '|' || (headers->>'user-agent')") ==
+          "object|bench/1.0");
+    CHECK(inbox_field(h, a[1].out->inbox_id, "headers->>'content-type'") == "application/json");
+    CHECK(inbox_field(h, a[1].out->inbox_id, "convert_from(body, 'UTF8')") == order_json("A-1"));
+}
+
+TEST_CASE("batch: a job that fails fails alone; the others of its batch are stored", "[batch]") {
+    HubDb h;
+    // A partner that does not exist, and headers that are not JSON (which fails the whole statement first, then
+    // its own savepoint); the jobs before and after them are stored and answered as stored.
+    auto a = one_batch(h.db.url(), {{"p1", order_json("A-1")},
+                                    {"nobody", order_json("A-2")},
+                                    {"p1", order_json("A-3"), false, "not json"},
+                                    {"p2", order_json("A-4")}});
+    CHECK(a[0].error.empty());
+    CHECK(a[0].out->kind == Kind::created);
+    CHECK_FALSE(a[1].error.empty());
+    CHECK_FALSE(a[2].error.empty());
+    CHECK(a[3].error.empty());
+    CHECK(a[3].out->kind == Kind::created);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox") == 2);
+}
+
+TEST_CASE("batch: an update in the same batch as its order finds it", "[batch]") {
+    HubDb h;
+    auto a = one_batch(h.db.url(), {{"p1", order_json("A-5")},
+                                    {"p1", update_json("A-5", "assigned", "2024-05-01 18:10:00")},
+                                    {"p1", order_json("A-6")}});
+    for (const auto& x : a) REQUIRE(x.error.empty());
+    CHECK(a[0].out->kind == Kind::created);
+    CHECK(a[1].out->kind == Kind::appended);
+    CHECK(a[1].out->order_id == a[0].out->order_id);
+    CHECK(a[1].out->applied);
+    CHECK(a[2].out->kind == Kind::created);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox") == 3);
+}
+
+TEST_CASE("batch: replays name the inbox row they re-ran", "[batch]") {
+    HubDb h;
+    auto refused = one_batch(h.db.url(), {{"p1", "{", true}});
+    const std::string first = refused[0].out->inbox_id;
+    auto a = one_batch(h.db.url(), {{"p1", order_json("A-7"), false, "{}", first}, {"p1", "{", true, "{}", first}});
+    for (const auto& x : a) REQUIRE(x.error.empty());
+    CHECK(a[0].out->kind == Kind::created);
+    CHECK(inbox_field(h, a[0].out->inbox_id, "replay_of") == first);
+    CHECK(inbox_field(h, a[1].out->inbox_id, "replay_of") == first);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox WHERE replay_of IS NULL") == 1);
+}
