@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages OrderHub needs to build, test and run, and only those that are missing.
 # Idempotent; runs `apt-get update` once, and only when something is missing. Works as root or through sudo.
-#   deploy/install-deps.sh           build, run and test dependencies
-#   deploy/install-deps.sh --bench   also the load-test tools (wrk)
+#   deploy/install-deps.sh           build, run and test dependencies (clang 14 for the fuzzers of tests/fuzz)
+#   deploy/install-deps.sh --bench   also the load-test tools (wrk, Google Benchmark for tests/load)
 set -euo pipefail
 
 packages=(
@@ -11,11 +11,15 @@ packages=(
   libpqxx-dev libssl-dev catch2
   postgresql-15 postgresql-client-15
   python3 python3-jsonschema ca-certificates openssl
+  clang-14 libclang-rt-14-dev
+  nodejs npm
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib); fi
+if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib libbenchmark-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
+  # A Node.js that bundles npm (NodeSource's nodejs) conflicts with Debian's npm package: the command is enough.
+  if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./deploy/install-deps.sh
+(cd tests/interop && npm ci --no-audit --no-fund --silent)
 jobs=${ORDERHUB_BUILD_JOBS:-2}
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
@@ -26,6 +27,8 @@ if [ $# -eq 0 ]; then
   cmake --build build-asan -j"$jobs" --target unit_tests pg_tests webhook_verdicts
   echo "== unit and pg tests under AddressSanitizer and UBSan"
   (cd build-asan && ctest -L 'unit|pg' --output-on-failure) || status=1
+  echo "== fuzzing: each libFuzzer target for 60 s (a longer run: tests/fuzz/run.sh 3600)"
+  ./tests/fuzz/run.sh 60 || status=1
   echo "== every test, Release build"
 fi
 (cd build && ctest --output-on-failure "$@") || status=1

@@ -16,6 +16,9 @@ std::vector<common::cli::Command> partner_commands();
 std::vector<common::cli::Command> branch_commands();
 std::vector<common::cli::Command> order_commands();
 std::vector<common::cli::Command> event_commands();
+std::vector<common::cli::Command> pos_commands();
+std::vector<common::cli::Command> maintain_commands();
+std::vector<common::cli::Command> secret_commands();
 
 /// A connection to ORDERHUB_DATABASE_URL (or --database-url); a clear UserError when it cannot connect.
 std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args);

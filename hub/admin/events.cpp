@@ -66,16 +66,23 @@ int replay(const ParsedArgs& args) {
         auto conn = connect(args);
         pqxx::read_transaction tx(*conn);
         auto rows = tx.exec_params(
-            "SELECT i.body, i.headers::text, p.id, p.label, p.time_zone, p.signing, p.disabled_at IS NOT NULL "
+            "SELECT i.body, i.headers::text, p.id, p.label, p.time_zone, p.signing, p.disabled_at IS NOT NULL, "
+            "coalesce(i.error_code, '') LIKE 'signature\\_%' "
             "FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id WHERE i.id = $1::bigint",
             id);
         if (rows.empty()) throw UserError("no event with id " + id);
         if (rows[0][6].as<bool>()) throw UserError("the event's partner is disabled");
+        // Its sender was never authenticated: replaying it would store whatever anyone sent to the URL.
+        if (rows[0][7].as<bool>())
+            throw UserError("the event was refused for its signature; it cannot be replayed (ask the platform to "
+                            "send it again, signed)");
         pqxx::binarystring raw(rows[0][0]);
         body = raw.str();
         headers = rows[0][1].as<std::string>();
-        partner = {rows[0][2].as<std::string>(), rows[0][3].as<std::string>(), rows[0][4].as<std::string>(),
-                   rows[0][5].as<bool>()};
+        partner.id = rows[0][2].as<std::string>();
+        partner.label = rows[0][3].as<std::string>();
+        partner.time_zone = rows[0][4].as<std::string>();
+        partner.signing = rows[0][5].as<bool>();
     }
     // Today's validator, configuration and storage path, exactly as a new request would take it.
     common::db::Pool pool({.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1,

@@ -6,6 +6,8 @@
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
+#include "hub/forward/forwarder.hpp"
+#include "hub/forward/secrets.hpp"
 #include "hub/http/routes.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
@@ -19,30 +21,83 @@ int serve(const common::config::ParsedArgs& args) {
     const std::string role = args.get("role").value_or("all");
     if (role != "all" && role != "api" && role != "forwarder")
         throw common::cli::UsageError("--role must be all, api or forwarder");
+    const bool api = role != "forwarder";
+    const bool forwarding = role != "api";
+    std::string error;
+    auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
+        auto v = common::config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
+        if (!v) throw common::cli::UserError(error);
+        return *v;
+    };
+    forward::ForwarderOptions fopts;
+    // Signing secrets (api) and POS credentials (forwarder) are sealed: a clear error now rather than refusals later.
+    std::optional<common::crypto::SecretBox> box = forward::secret_box(args);
+    if (forwarding) {
+        fopts.id = forward::new_forwarder_id();
+        fopts.environment = args.get("pos-environment").value_or("production");
+        fopts.database_url = cfg.database_url;
+        fopts.max_in_flight = number("forward-concurrency", 1, 10'000);
+        fopts.client.max_connections_per_host = number("forward-per-host", 1, 1'000);
+        fopts.client.read_timeout = std::chrono::milliseconds(number("forward-timeout-ms", 100, 120'000));
+        fopts.lease = std::chrono::seconds(number("forward-lease-seconds", 5, 3600));
+    }
 
-    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = hub::db::prepare_serving});
+    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = db::prepare_serving});
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
-    // Group commit: up to 256 requests per transaction, leaving one worker free for lookups and readiness.
-    ingest::PartnerDirectory partners(pool, std::chrono::seconds(2));
-    ingest::OrderStore store(pool, 256, cfg.db_workers > 1 ? cfg.db_workers - 1 : 1);
+    // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
+    // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
+    // tests/load/ingest-bench.sh), leaving the other workers free for lookups, readiness and the forwarder.
+    ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
+    ingest::OrderStore store(pool, 256, cfg.db_workers > 2 ? cfg.db_workers - 2 : 1);
     ingest::WebhookHandler webhooks(partners, store);
-    hub::http::Routes routes(pool, webhooks);
+    webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
+                         static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
+    hub::http::Routes routes(pool, api ? &webhooks : nullptr);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
-                                hub::http::access_log);
+                                hub::http::access_log, cfg.tls);
     server.start();
+    std::unique_ptr<forward::Forwarder> forwarder;
+    if (forwarding) {
+        forwarder = std::make_unique<forward::Forwarder>(ioc, pool, *box, fopts);
+        forwarder->start();
+    }
     common::log::info("listening", {{"service", "orderhub"},
                                     {"address", cfg.listen.host + ":" + std::to_string(server.port())},
                                     {"role", role}});
-    return common::app::run_until_signal(ioc, server, cfg.io_threads);
+    return common::app::run_until_signal(ioc, server, cfg.io_threads,
+                                         {.on_stop = [&] { if (forwarder) forwarder->stop(); },
+                                          .busy = [&] { return forwarder && forwarder->busy(); },
+                                          .on_reload = common::app::reload_tls_on_hup(server)});
 }
 
 }  // namespace
 
 common::cli::Command serve_command() {
     auto options = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
-    options.push_back({.name = "role", .help = "all, api or forwarder", .placeholder = "ROLE", .default_value = "all"});
+    options.push_back({.name = "role", .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
+                       .placeholder = "ROLE", .default_value = "all"});
     options.push_back({.name = "public-url", .env = "ORDERHUB_PUBLIC_URL",
                        .help = "base of the webhook URLs (default http:// + listen address)", .placeholder = "URL"});
+    options.push_back({.name = "pos-environment", .env = "ORDERHUB_POS_ENVIRONMENT",
+                       .help = "which POS connections (`pos set --environment`) this hub delivers to",
+                       .placeholder = "ENV", .default_value = "production"});
+    options.push_back({.name = "forward-concurrency", .env = "ORDERHUB_FORWARD_CONCURRENCY",
+                       .help = "deliveries to POS systems at once", .placeholder = "N", .default_value = "64"});
+    options.push_back({.name = "forward-per-host", .env = "ORDERHUB_FORWARD_PER_HOST",
+                       .help = "deliveries at once to one POS host", .placeholder = "N", .default_value = "8"});
+    options.push_back({.name = "forward-timeout-ms", .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
+                       .help = "how long to wait for a POS answer", .placeholder = "MS", .default_value = "15000"});
+    options.push_back({.name = "rate-limit-per-second", .env = "ORDERHUB_RATE_LIMIT_PER_SECOND",
+                       .help = "webhook requests per second per partner (default for `partner limit`)",
+                       .placeholder = "N", .default_value = "1000"});
+    options.push_back({.name = "rate-limit-burst", .env = "ORDERHUB_RATE_LIMIT_BURST",
+                       .help = "requests a partner may send at once above the rate", .placeholder = "N",
+                       .default_value = "2000"});
+    options.push_back({.name = "forward-lease-seconds", .env = "ORDERHUB_FORWARD_LEASE_SECONDS",
+                       .help = "how long a claimed job stays with this forwarder; a forwarder that dies loses its "
+                               "jobs after this (keep it above the POS time-outs)",
+                       .placeholder = "S", .default_value = "120"});
+    options.push_back(forward::secret_key_option());
     return {{"serve"}, "run the webhook listener and the forwarder", "[--listen ADDR] [--role all|api|forwarder]",
             options, serve};
 }

@@ -6,8 +6,13 @@ namespace hub::db {
 namespace {
 
 constexpr const char* kPartnerByKeyHashSql = R"(
-SELECT id, label, time_zone, signing, disabled_at IS NOT NULL
+SELECT id, label, time_zone, signing, disabled_at IS NOT NULL, rate_per_second::float8, rate_burst
 FROM hub.partners WHERE key_hash = $1)";
+
+constexpr const char* kSigningSecretsByPartnerSql = R"(
+SELECT secret_sealed FROM hub.partner_signing_secrets
+WHERE partner_id = $1 AND (expires_at IS NULL OR expires_at > now())
+ORDER BY created_at DESC, id DESC)";
 
 // The order document carries every field as JSON so that null-able fields need no special parameters; money is
 // text with three decimals. Times are converted here: a time without offset is read in the partner's time zone.
@@ -72,6 +77,111 @@ VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), NULLIF($5, ''), $6::jsonb, $7, $
         NULLIF($11, '')::bigint)
 RETURNING id)";
 
+// x: the entries; c: the order_created entries with their branch and times; f: the first entry of each
+// (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent batches take
+// their unique-index locks in the same order); done: those actually inserted (ON CONFLICT skips a payload.id
+// stored before, or by a concurrent batch). Rows inserted by this statement are not visible to its own reads:
+// a payload.id that another entry of the batch inserted is found in `done`, one stored earlier in hub.orders.
+// Inbox ids are drawn first (nextval, once per row of a materialized CTE) so that each entry learns its own.
+constexpr const char* kInsertOrdersSql = R"(
+WITH x AS MATERIALIZED (
+    SELECT * FROM jsonb_to_recordset($1::jsonb)
+        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, hd text, b text, st int, oc text,
+             ec text, ro text)
+),
+c AS MATERIALIZED (
+    SELECT x.i, x.id, x.p, x.h, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
+           b.schedule_lead_minutes AS lead,
+           CASE WHEN (x.d->>'event_time_has_offset')::boolean THEN (x.d->>'event_time')::timestamptz
+                ELSE (x.d->>'event_time')::timestamp AT TIME ZONE pa.time_zone END AS event_time,
+           CASE WHEN x.d->>'schedule_date' IS NULL THEN NULL
+                WHEN (x.d->>'schedule_date_has_offset')::boolean THEN (x.d->>'schedule_date')::timestamptz
+                ELSE (x.d->>'schedule_date')::timestamp AT TIME ZONE pa.time_zone END AS schedule_date
+    FROM x JOIN hub.partners pa ON pa.id = x.p
+    LEFT JOIN hub.branches b ON b.id = x.d->>'branch_id'
+    WHERE x.d IS NOT NULL
+),
+f AS MATERIALIZED (
+    SELECT DISTINCT ON (p, ext) * FROM c WHERE branch_id IS NOT NULL ORDER BY p, ext, i
+),
+ins AS (
+    INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
+                            payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
+                            schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
+                            customer_name, customer_phone, customer_address, status_time)
+    SELECT id, p, ext, branch_id, brand_id, h, event_time,
+           j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
+           (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean, schedule_date,
+           j->'car_data'->>'color', j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters',
+           j->'car_data'->>'car_brand', j->'customer'->>'name', j->'customer'->>'phone',
+           j->'customer'->>'address', event_time
+    FROM f ORDER BY p, ext
+    ON CONFLICT (partner_id, external_id) DO NOTHING
+    RETURNING id
+),
+done AS MATERIALIZED (
+    SELECT f.* FROM f JOIN ins ON ins.id = f.id
+),
+items AS (
+    INSERT INTO hub.order_items (order_id, line_no, item_id, quantity, price, note)
+    SELECT done.id, r.line_no, r.id, r.quantity, r.price, r.note
+    FROM done, jsonb_to_recordset(done.j->'items') AS r(line_no int, id text, quantity int, price numeric, note text)
+),
+options AS (
+    INSERT INTO hub.order_item_options (order_id, line_no, option_no, option_id, price, quantity)
+    SELECT done.id, r.line_no, r.option_no, r.id, r.price, r.quantity
+    FROM done, jsonb_to_recordset(done.j->'options')
+               AS r(line_no int, option_no int, id text, price numeric, quantity int)
+),
+log AS (
+    INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
+    SELECT id, branch_id, p, 'received', 'platform', event_time, true FROM done
+),
+job AS (
+    INSERT INTO hub.forward_jobs (order_id, due_at)
+    SELECT id, CASE WHEN schedule_date IS NULL THEN now()
+                    ELSE greatest(now(), schedule_date - make_interval(mins => lead)) END
+    FROM done
+),
+o AS MATERIALIZED (
+    SELECT x.i,
+           CASE WHEN x.d IS NULL THEN 'record'
+                WHEN c.i IS NULL THEN 'pending'
+                WHEN c.branch_id IS NULL THEN 'unknown_branch'
+                WHEN dn.id = c.id THEN 'created'
+                WHEN coalesce(dn.h, e.payload_hash) = c.h THEN 'duplicate'
+                WHEN coalesce(dn.id, e.id) IS NOT NULL THEN 'conflict'
+                ELSE 'pending' END AS kind,
+           coalesce(dn.id, e.id) AS winner
+    FROM x
+    LEFT JOIN c ON c.i = x.i
+    LEFT JOIN done dn ON dn.p = c.p AND dn.ext = c.ext
+    LEFT JOIN LATERAL (
+        SELECT ho.id, ho.payload_hash FROM hub.orders ho
+        WHERE dn.id IS NULL AND c.branch_id IS NOT NULL AND ho.partner_id = c.p AND ho.external_id = c.ext LIMIT 1
+    ) e ON true
+),
+ids AS MATERIALIZED (
+    SELECT o.i, o.kind, CASE WHEN o.kind IN ('created', 'duplicate') THEN o.winner END AS order_id,
+           nextval('hub.inbox_id_seq') AS inbox_id
+    FROM o WHERE o.kind <> 'pending'
+),
+inbox AS (
+    INSERT INTO hub.inbox (id, partner_id, request_id, event, external_id, order_id, headers, body, http_status,
+                           outcome, error_code, replay_of)
+    OVERRIDING SYSTEM VALUE
+    SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), ids.order_id, x.hd::jsonb,
+           decode(x.b, 'base64'),
+           CASE ids.kind WHEN 'record' THEN x.st WHEN 'conflict' THEN 409 WHEN 'unknown_branch' THEN 422 ELSE 200 END,
+           CASE ids.kind WHEN 'record' THEN x.oc WHEN 'created' THEN 'stored' WHEN 'unknown_branch' THEN 'rejected'
+                         ELSE ids.kind END,
+           CASE ids.kind WHEN 'record' THEN NULLIF(x.ec, '') WHEN 'conflict' THEN 'order_id_conflict'
+                         WHEN 'unknown_branch' THEN 'unknown_branch' END,
+           NULLIF(x.ro, '')::bigint
+    FROM ids JOIN x ON x.i = ids.i
+)
+SELECT o.i, o.kind, ids.order_id, ids.inbox_id FROM o LEFT JOIN ids ON ids.i = o.i)";
+
 // Microseconds since the epoch: exact (extract returns numeric), and compared in C++ by the status rule.
 #define ORDER_FOR_UPDATE(WHERE)                                                                              \
     "SELECT o.id, o.branch_id, o.delivery_status, (extract(epoch FROM o.status_time) * 1000000)::bigint, "     \
@@ -98,18 +208,97 @@ constexpr const char* kCancelPendingJobSql = R"(
 UPDATE hub.forward_jobs SET state = 'cancelled', updated_at = now(), last_error = 'cancelled before it was sent'
 WHERE order_id = $1 AND state = 'pending')";
 
+constexpr const char* kClaimJobsSql = R"(
+UPDATE hub.forward_jobs j
+SET state = 'in_flight', claimed_by = $1, lease_until = now() + make_interval(secs => $2::int),
+    attempts = j.attempts + 1, updated_at = now()
+FROM (SELECT order_id FROM hub.forward_jobs
+      WHERE (state = 'pending' AND due_at <= now()) OR (state = 'in_flight' AND lease_until < now())
+      ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+WHERE j.order_id = due.order_id
+RETURNING j.order_id, j.attempts)";
+
+constexpr const char* kJobSourcesSql = R"(
+SELECT o.id, coalesce(b.pos_branch_id, b.id), o.brand_id, p.label, o.external_id, o.note,
+       (o.subtotal * 1000)::bigint, (o.tax * 1000)::bigint, (o.total * 1000)::bigint, b.auto_accept,
+       o.customer_name, o.customer_phone, o.delivery_status,
+       c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file, c.environment
+FROM hub.orders o
+JOIN hub.branches b ON b.id = o.branch_id
+JOIN hub.partners p ON p.id = o.partner_id
+LEFT JOIN hub.pos_connections c ON c.brand_id = o.brand_id AND c.environment = $2
+WHERE o.id = ANY($1::text[]))";
+
+constexpr const char* kJobItemsSql = R"(
+SELECT order_id, line_no, item_id, quantity, (price * 1000)::bigint, note FROM hub.order_items
+WHERE order_id = ANY($1::text[]) ORDER BY order_id, line_no)";
+
+constexpr const char* kJobOptionsSql = R"(
+SELECT order_id, line_no, option_id, (price * 1000)::bigint, quantity FROM hub.order_item_options
+WHERE order_id = ANY($1::text[]) ORDER BY order_id, line_no, option_no)";
+
+constexpr const char* kJobMappingsSql = R"(
+SELECT i.order_id, 'item', i.item_id, m.pos_id FROM hub.order_items i
+JOIN hub.orders o ON o.id = i.order_id
+JOIN hub.item_mappings m ON m.partner_id = o.partner_id AND m.kind = 'item' AND m.external_id = i.item_id
+WHERE i.order_id = ANY($1::text[])
+UNION ALL
+SELECT x.order_id, 'option', x.option_id, m.pos_id FROM hub.order_item_options x
+JOIN hub.orders o ON o.id = x.order_id
+JOIN hub.item_mappings m ON m.partner_id = o.partner_id AND m.kind = 'option' AND m.external_id = x.option_id
+WHERE x.order_id = ANY($1::text[]))";
+
+constexpr const char* kFinishJobSql = R"(
+UPDATE hub.forward_jobs j
+SET state = $3,
+    due_at = CASE WHEN $3 = 'pending' THEN now() + $4::bigint * interval '1 millisecond' ELSE j.due_at END,
+    pos_order_id = coalesce(NULLIF($5, ''), j.pos_order_id), last_error = NULLIF($6, ''),
+    claimed_by = NULL, lease_until = NULL, updated_at = now()
+FROM hub.orders o
+WHERE j.order_id = $1 AND j.claimed_by = $2 AND j.state = 'in_flight' AND o.id = j.order_id
+RETURNING o.branch_id, o.partner_id)";
+
+constexpr const char* kInsertAttemptSql = R"(
+INSERT INTO hub.pos_delivery_attempts (order_id, attempt, url, http_status, latency_ms, outcome, error,
+                                       response_excerpt, forwarder)
+VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6, NULLIF($7, ''), NULLIF($8, ''), $9))";
+
+constexpr const char* kInsertStatusRowSql = R"(
+INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, actor, detail)
+VALUES ($1, $2, $3, $4, $5, now(), true, NULLIF($6, ''), NULLIF($7, '')))";
+
+constexpr const char* kStoreTokenSql = R"(
+UPDATE hub.pos_connections SET token_sealed = $3, updated_at = now() WHERE brand_id = $1 AND environment = $2)";
+
+constexpr const char* kReleaseJobsSql = R"(
+UPDATE hub.forward_jobs SET state = 'pending', claimed_by = NULL, lease_until = NULL,
+                            attempts = greatest(attempts - 1, 0), updated_at = now()
+WHERE claimed_by = $1 AND state = 'in_flight')";
+
 }  // namespace
 
 void prepare_all(pqxx::connection_base& conn) {
     conn.prepare(kPartnerByKeyHash, kPartnerByKeyHashSql);
+    conn.prepare(kSigningSecretsByPartner, kSigningSecretsByPartnerSql);
     conn.prepare(kInsertOrder, kInsertOrderSql);
     conn.prepare(kOrderByExternalId, kOrderByExternalIdSql);
     conn.prepare(kInsertInbox, kInsertInboxSql);
+    conn.prepare(kInsertOrders, kInsertOrdersSql);
     conn.prepare(kOrderForUpdateByExternalId, kOrderForUpdateByExternalIdSql);
     conn.prepare(kOrderForUpdateById, kOrderForUpdateByIdSql);
     conn.prepare(kInsertPlatformStatus, kInsertPlatformStatusSql);
     conn.prepare(kApplyStatus, kApplyStatusSql);
     conn.prepare(kCancelPendingJob, kCancelPendingJobSql);
+    conn.prepare(kClaimJobs, kClaimJobsSql);
+    conn.prepare(kJobSources, kJobSourcesSql);
+    conn.prepare(kJobItems, kJobItemsSql);
+    conn.prepare(kJobOptions, kJobOptionsSql);
+    conn.prepare(kJobMappings, kJobMappingsSql);
+    conn.prepare(kFinishJob, kFinishJobSql);
+    conn.prepare(kInsertAttempt, kInsertAttemptSql);
+    conn.prepare(kInsertStatusRow, kInsertStatusRowSql);
+    conn.prepare(kStoreToken, kStoreTokenSql);
+    conn.prepare(kReleaseJobs, kReleaseJobsSql);
 }
 
 }  // namespace hub::db

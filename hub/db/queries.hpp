@@ -18,11 +18,26 @@ void prepare_serving(pqxx::connection_base& conn);
 /// $1 key_hash -> id, label, time_zone, signing, disabled
 inline constexpr const char* kPartnerByKeyHash = "partner_by_key_hash";
 
+/// $1 partner id -> secret_sealed of the partner's currently valid signing secrets (not expired), newest first.
+inline constexpr const char* kSigningSecretsByPartner = "signing_secrets_by_partner";
+
 /// Stores one order from a JSON document in one statement: the order, its items and options, its first
 /// status-log row and its forwarding job. $1 hub order id, $2 partner id, $3 payload hash, $4 document (see
 /// hub/ingest/order_document.hpp). Returns one row: the new order's id (null when none was inserted) and
 /// whether the branch exists.
 inline constexpr const char* kInsertOrder = "insert_order";
+
+/// Group commit in one statement (so one round trip and, in autocommit, one transaction): stores the order_created
+/// requests of a batch with their inbox rows, and inbox rows of requests refused before storage. $1 a JSON array
+/// of entries {"i": position, "id": new hub order id, "p": partner id, "h": payload hash, "d": order document or
+/// absent for an inbox row alone, "rq" request id, "ev" event, "ex" external id, "hd" headers object, "b" body
+/// (base64), "st" http status, "oc" outcome, "ec" error code, "ro" replay_of} (the last three for an inbox row
+/// alone). Within the batch the first entry of a (partner, payload.id) is the one stored; the others, and
+/// entries whose payload.id was stored before, are compared by payload hash. Returns one row per entry: i,
+/// kind (created, duplicate, conflict, unknown_branch, record or pending), hub order id (created and
+/// duplicate), inbox id. `pending` entries got no inbox row: their payload.id was stored by a transaction that
+/// committed after this statement began (or the partner is unknown); the caller stores them one by one.
+inline constexpr const char* kInsertOrders = "insert_orders";
 
 /// $1 partner id, $2 external id -> id, payload_hash
 inline constexpr const char* kOrderByExternalId = "order_by_external_id";
@@ -46,5 +61,33 @@ inline constexpr const char* kApplyStatus = "apply_status";
 
 /// $1 order id: an order cancelled before it was sent is not sent.
 inline constexpr const char* kCancelPendingJob = "cancel_pending_job";
+
+// ---- Forwarding (hub/forward) ----
+
+/// Claims due jobs (pending and due, or in flight with an expired lease): $1 forwarder id, $2 lease seconds,
+/// $3 limit -> order_id, attempts (this attempt's number).
+inline constexpr const char* kClaimJobs = "claim_jobs";
+
+/// What the POS orders of claimed jobs are made from: $1 order ids (text[]), $2 POS environment.
+inline constexpr const char* kJobSources = "job_sources";
+inline constexpr const char* kJobItems = "job_items";
+inline constexpr const char* kJobOptions = "job_options";
+inline constexpr const char* kJobMappings = "job_mappings";
+
+/// Ends a claim: $1 order id $2 forwarder $3 state $4 delay ms (pending) $5 POS order id $6 last error
+/// -> branch_id, partner_id; no row when the claim was lost (lease expired and taken over).
+inline constexpr const char* kFinishJob = "finish_job";
+
+/// $1 order $2 attempt $3 url $4 http status (0: none) $5 latency ms $6 outcome $7 error $8 excerpt $9 forwarder
+inline constexpr const char* kInsertAttempt = "insert_attempt";
+
+/// $1 order $2 branch $3 partner $4 status $5 source $6 actor $7 detail: a hub, pos or operator status row.
+inline constexpr const char* kInsertStatusRow = "insert_status_row";
+
+/// $1 brand $2 environment $3 sealed token: a token obtained by logging in again.
+inline constexpr const char* kStoreToken = "store_token";
+
+/// $1 forwarder: gives its claimed jobs back (graceful stop).
+inline constexpr const char* kReleaseJobs = "release_jobs";
 
 }  // namespace hub::db

@@ -34,7 +34,7 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                                   {"latency_us", latency.count()}});
 }
 
-Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler& webhooks)
+Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks)
     : health_{pool, "hub", common::db::migrations_hub(), render_error}, webhooks_(webhooks) {}
 
 common::http::Handler Routes::handler() {
@@ -45,8 +45,8 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
     constexpr std::string_view kWebhooks = "/webhooks/";
     if (req.path.rfind(kWebhooks, 0) == 0) {
         std::string key = req.path.substr(kWebhooks.size());
-        if (!key.empty() && key.find('/') == std::string::npos)
-            co_return co_await webhooks_.handle(std::move(req), std::move(key));
+        if (webhooks_ != nullptr && !key.empty() && key.find('/') == std::string::npos)
+            co_return co_await webhooks_->handle(std::move(req), std::move(key));
         co_return render_error(req.target, 404, "unknown_key", "unknown or disabled webhook URL");
     }
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);

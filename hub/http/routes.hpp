@@ -19,14 +19,15 @@ namespace hub::http {
 /// The hub's HTTP surface: health, readiness and (later) webhooks. Holds references only.
 class Routes {
 public:
-    Routes(common::db::Pool& pool, ingest::WebhookHandler& webhooks);
+    /// `webhooks` may be null (the forwarder role): webhook URLs then answer 404.
+    Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
 
 private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::app::HealthTarget health_;
-    ingest::WebhookHandler& webhooks_;
+    ingest::WebhookHandler* webhooks_;
 };
 
 /// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.

@@ -6,6 +6,9 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
+
+#include "common/crypto/secret_box.hpp"
 
 namespace common::db {
 class Pool;
@@ -19,14 +22,24 @@ struct Partner {
     std::string label;
     std::string time_zone;
     bool signing = false;
+    /// HMAC keys (raw bytes) of the currently valid signing secrets, newest first; empty unless `signing`.
+    std::vector<std::string> signing_keys = {};
+    /// A signing partner whose secrets could not be opened (no or another ORDERHUB_SECRET_KEY): refuse it.
+    bool signing_keys_unreadable = false;
+    /// The partner's own rate limit (`partner limit`), when set.
+    std::optional<double> rate_per_second = std::nullopt;
+    std::optional<double> rate_burst = std::nullopt;
 };
 
 /// Finds the partner of a webhook key (by SHA-256 of the key), with a short-lived cache so that the request path
 /// does not query the database for every request. Disabling or rotating a partner takes effect within `ttl`.
-/// Unknown keys are cached too, so random keys cannot hammer the database. Thread-safe.
+/// Unknown keys are cached too, so random keys cannot hammer the database. A signing partner comes with the keys of
+/// its valid secrets, opened with `box` (without a box they are unreadable). Thread-safe.
 class PartnerDirectory {
 public:
-    PartnerDirectory(common::db::Pool& pool, std::chrono::milliseconds ttl) : pool_(pool), ttl_(ttl) {}
+    PartnerDirectory(common::db::Pool& pool, std::chrono::milliseconds ttl,
+                     std::optional<common::crypto::SecretBox> box = std::nullopt)
+        : pool_(pool), ttl_(ttl), box_(std::move(box)) {}
 
     /// The enabled partner of `key`, or nullopt for an unknown or disabled key.
     boost::asio::awaitable<std::optional<Partner>> find(std::string key);
@@ -38,6 +51,7 @@ private:
     };
     common::db::Pool& pool_;
     std::chrono::milliseconds ttl_;
+    std::optional<common::crypto::SecretBox> box_;
     std::mutex mutex_;
     std::unordered_map<std::string, Entry> cache_;
 };
@@ -47,5 +61,8 @@ std::string new_webhook_key();
 
 /// What is stored of a key: its SHA-256 in hex.
 std::string webhook_key_hash(std::string_view key);
+
+/// Associated data binding a sealed signing secret to its partner (`signing_secret:<partner id>`).
+std::string signing_secret_aad(std::string_view partner_id);
 
 }  // namespace hub::ingest

@@ -1,10 +1,12 @@
 #include "hub/ingest/webhook.hpp"
 
 #include <boost/json.hpp>
+#include <chrono>
 
 #include "common/db/pool.hpp"
 #include "common/json/parse.hpp"
 #include "common/log/log.hpp"
+#include "hub/ingest/signature.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
 
@@ -75,7 +77,30 @@ Response answer(const StoreOutcome& o) {
     return webhook_failure(500, "internal_error", "internal error");
 }
 
+/// One answer for every signature refusal, so that it tells an attacker nothing; the inbox keeps the reason.
+Response signature_refused() {
+    return webhook_failure(401, "invalid_signature",
+                           "this webhook URL requires a valid Standard Webhooks signature (webhook-id, "
+                           "webhook-timestamp, webhook-signature)");
+}
+
+/// The inbox error code of a signing partner's request, or empty when it may go on.
+std::string_view signature_problem(const Partner& partner, const Request& req, std::int64_t now) {
+    // Secrets that cannot be opened are a configuration fault (logged by the directory): refuse, never skip.
+    if (partner.signing_keys_unreadable) return "signature_secret_unreadable";
+    SignatureHeaders headers;
+    headers.id = req.header("webhook-id").value_or("");
+    headers.timestamp = req.header("webhook-timestamp").value_or("");
+    headers.signature = req.header("webhook-signature").value_or("");
+    return signature_error_code(verify_signature(headers, req.body, partner.signing_keys, now));
+}
+
 }  // namespace
+
+std::int64_t WebhookHandler::system_clock_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 Response webhook_failure(unsigned status, std::string_view code, std::string_view message, boost::json::array details,
                          bool order_updated) {
@@ -99,7 +124,40 @@ boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string
         throw;
     }
     if (!partner) co_return webhook_failure(404, "unknown_key", "unknown or disabled webhook URL");
+    if (limiting_) {
+        // Before any work and any write: a flood costs a hash lookup, not a database row (so 429s are not in the
+        // inbox; the platform sends the request again).
+        const RateLimit limit{partner->rate_per_second.value_or(rate_defaults_.per_second),
+                              partner->rate_burst.value_or(rate_defaults_.burst)};
+        if (auto wait = limiter_.take(partner->id, limit)) {
+            auto r = webhook_failure(429, "rate_limited", "too many requests for this partner; retry later");
+            r.headers.emplace_back("Retry-After", std::to_string(std::max<long long>(1, (wait->count() + 999) / 1000)));
+            co_return r;
+        }
+    }
     std::string headers = kept_headers(req);
+    if (partner->signing) {
+        const std::string_view problem = signature_problem(*partner, req, clock_());
+        if (!problem.empty()) {
+            // Refused before the body is parsed, and recorded: the request reached a known key.
+            InboxRecord inbox;
+            inbox.partner_id = partner->id;
+            inbox.request_id = req.request_id;
+            inbox.headers_json = std::move(headers);
+            inbox.body = std::move(req.body);
+            inbox.http_status = 401;
+            inbox.outcome = "rejected";
+            inbox.error_code = std::string(problem);
+            try {
+                co_await store_.record(std::move(inbox));
+            } catch (const std::exception& e) {
+                if (common::db::is_unavailable(std::current_exception())) co_return unavailable();
+                common::log::error("webhook failed", {{"request_id", req.request_id}, {"error", e.what()}});
+                co_return webhook_failure(500, "internal_error", "internal error; the request was not stored");
+            }
+            co_return signature_refused();
+        }
+    }
     co_return co_await process(std::move(*partner), std::move(req.body), std::move(req.request_id), std::move(headers),
                                "");
 }

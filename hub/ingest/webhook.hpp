@@ -1,9 +1,12 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "hub/ingest/partners.hpp"
+#include "hub/ingest/rate_limit.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -16,10 +19,24 @@ class OrderStore;
 
 /// `POST /webhooks/{key}`: finds the partner, parses and validates the body, stores the order (or the update)
 /// and answers with the status table of product.md section 4. Every request that reaches a known key is
-/// recorded in the inbox. Holds references only; thread-safe.
+/// recorded in the inbox. A partner created with `--signing` must sign with Standard Webhooks headers, checked on
+/// the raw body before anything else (hub/ingest/signature.hpp). Holds references only; thread-safe.
 class WebhookHandler {
 public:
-    WebhookHandler(PartnerDirectory& partners, OrderStore& store) : partners_(partners), store_(store) {}
+    /// Unix time in seconds; injectable for tests.
+    using Clock = std::function<std::int64_t()>;
+
+    /// The system clock.
+    static std::int64_t system_clock_seconds();
+
+    WebhookHandler(PartnerDirectory& partners, OrderStore& store, Clock clock = system_clock_seconds)
+        : partners_(partners), store_(store), clock_(std::move(clock)) {}
+
+    /// Turns per-partner rate limiting on, with `defaults` for partners without a limit of their own.
+    void limit_rate(RateLimit defaults) {
+        rate_defaults_ = defaults;
+        limiting_ = true;
+    }
 
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);
 
@@ -31,6 +48,10 @@ public:
 private:
     PartnerDirectory& partners_;
     OrderStore& store_;
+    Clock clock_;
+    RateLimiter limiter_;
+    RateLimit rate_defaults_;
+    bool limiting_ = false;
 };
 
 /// The failure body: `{"status":"failed","error":{code,message,details}}` plus `"order_id": ""` unless the

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HUB = os.environ.get("ORDERHUB_BIN", "build/bin/orderhub")
@@ -53,8 +54,14 @@ def pg_ctl(action):
         raise RuntimeError(f"pg-local.sh {action} failed: {out.stderr}")
 
 
-def hub_env(url):
-    return {"ORDERHUB_DATABASE_URL": url, "ORDERHUB_PUBLIC_URL": "http://127.0.0.1:1"}
+SECRET_KEY = os.urandom(32).hex()
+
+
+def hub_env(url, **more):
+    env = {"ORDERHUB_DATABASE_URL": url, "ORDERHUB_PUBLIC_URL": "http://127.0.0.1:1",
+           "ORDERHUB_SECRET_KEY": SECRET_KEY}
+    env.update(more)
+    return env
 
 
 def create_database():
@@ -75,11 +82,11 @@ def run(binary, *args, env=None, input=None, timeout=60):
 class Service:
     """A real orderhub/orderpos `serve` process on a free loopback port; stopped by PID."""
 
-    def __init__(self, binary, *args, env=None):
+    def __init__(self, binary, *args, env=None, listen="127.0.0.1:0"):
         e = dict(os.environ)
         e.update(env or {})
         e.setdefault("ORDERHUB_LOG_FORMAT", "json")
-        self.proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", *args], env=e,
+        self.proc = subprocess.Popen([binary, "serve", "--listen", listen, *args], env=e,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         _procs.append(self.proc)
         self.lines = []
@@ -100,6 +107,13 @@ class Service:
         if self.port is None:
             self.proc.kill()
             raise RuntimeError(f"{binary} did not start: {''.join(self.lines)}")
+        # Keep reading the log: a full pipe would block the service on its next log line.
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self):
+        for line in self.proc.stderr:
+            self.lines.append(line)
 
     def request(self, method, path, body=None, headers=None, timeout=30):
         """Returns (status, headers dict with lower-case names, parsed JSON body or raw text)."""
@@ -126,12 +140,12 @@ class Service:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
-            rest = self.proc.communicate(timeout=timeout)[1]
+            self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            rest = self.proc.communicate()[1]
+            self.proc.wait()
             raise
-        self.lines.extend(rest.splitlines(True))
+        self._reader.join(timeout=5)
         return self.proc.returncode
 
     def log(self):

@@ -7,7 +7,7 @@ from harness import HUB, POS, Service, check, create_database, eq, finish, run
 
 for binary, prefix, name in ((HUB, "ORDERHUB", "orderhub"), (POS, "ORDERPOS", "orderpos")):
     url = create_database()
-    env = {f"{prefix}_DATABASE_URL": url}
+    env = {f"{prefix}_DATABASE_URL": url, "ORDERHUB_SECRET_KEY": "ab" * 32}
 
     # --help everywhere, without secrets; a missing database URL is one line, exit 1.
     h = run(binary, "--help")

@@ -54,7 +54,7 @@ def is_failure(body, with_order_id=True):
     return ok and (body.get("order_id") == "" if with_order_id else "order_id" not in body)
 
 
-svc = Service(HUB, "--max-body-bytes", "65536", env=env)
+svc = Service(HUB, "--role", "api", "--max-body-bytes", "65536", env=env)
 
 # 200: stored, and an exact repeat answers the same id.
 status, _, body = svc.request("POST", p1["path"], order())

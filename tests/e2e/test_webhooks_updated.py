@@ -42,7 +42,7 @@ def log_rows(order_id):
     return int(psql(url, f"SELECT count(*) FROM hub.order_status_log WHERE order_id = '{order_id}'"))
 
 
-svc = Service(HUB, env=env)
+svc = Service(HUB, "--role", "api", env=env)
 
 # An update that overtakes its order_created: 404 order_not_found; the platform's retry succeeds later.
 status, _, body = svc.request("POST", p1, updated("ORD-1", "assigned", "2024-05-01 18:05:00"))

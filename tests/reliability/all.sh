@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Every reliability scenario at full length (about 6 minutes). Short versions run in tests/run.sh via ctest.
+set -uo pipefail
+cd "$(dirname "$0")"
+status=0
+for s in s1_hub_sigkill s2_pg_restart s3_pg_sigkill s4_pos_outage s7_graceful; do
+  echo "== $s"
+  python3 "$s.py" || status=1
+done
+exit $status
