@@ -146,6 +146,9 @@ StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
     return out;
 }
 
+/// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
+constexpr std::size_t kMaxStatementBytes = 4 << 20;
+
 StoreOutcome::Kind kind_of(std::string_view kind) {
     using Kind = StoreOutcome::Kind;
     if (kind == "duplicate") return Kind::duplicate;
@@ -236,19 +239,29 @@ void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutco
     std::vector<std::size_t> each;
     bulk.reserve(jobs.size());
     for (std::size_t k = 0; k < jobs.size(); ++k) (jobs[k].entry.empty() ? each : bulk).push_back(k);
-    if (!bulk.empty()) {
-        auto left = store_bulk(conn, jobs, bulk, results);
-        each.insert(each.end(), left.begin(), left.end());
-    }
-    if (each.empty()) return;
-    if (each.size() == jobs.size()) {
-        store_each(conn, jobs, each, results, errors);  // nothing committed yet: a failure fails the batch
-        return;
-    }
-    // Some jobs are committed already and must be answered as such: a failure here is only the others'.
+    bool committed = false;      // some jobs are stored: they must be answered as such, whatever happens next
+    std::size_t unanswered = 0;  // bulk[unanswered..] have no committed answer yet
     try {
-        store_each(conn, jobs, each, results, errors);
+        // One statement per few MiB of entries: bodies may be up to the body limit each, and a statement's array
+        // is held whole by the hub and by its PostgreSQL backend.
+        while (unanswered < bulk.size()) {
+            std::vector<std::size_t> chunk;
+            std::size_t bytes = 0;
+            for (std::size_t n = unanswered; n < bulk.size(); ++n) {
+                const std::size_t size = jobs[bulk[n]].entry.size();
+                if (!chunk.empty() && bytes + size > kMaxStatementBytes) break;
+                bytes += size;
+                chunk.push_back(bulk[n]);
+            }
+            auto left = store_bulk(conn, jobs, chunk, results);
+            committed = committed || left.size() < chunk.size();
+            each.insert(each.end(), left.begin(), left.end());
+            unanswered += chunk.size();
+        }
+        if (!each.empty()) store_each(conn, jobs, each, results, errors);
     } catch (...) {
+        if (!committed) throw;  // nothing stored: the whole batch fails (the store is unavailable, say)
+        for (std::size_t n = unanswered; n < bulk.size(); ++n) errors[bulk[n]] = std::current_exception();
         for (auto k : each) errors[k] = std::current_exception();
     }
 }

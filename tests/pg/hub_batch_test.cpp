@@ -222,3 +222,25 @@ TEST_CASE("batch: replays name the inbox row they re-ran", "[batch]") {
     CHECK(inbox_field(h, a[1].out->inbox_id, "replay_of") == first);
     CHECK(h.count("SELECT count(*) FROM hub.inbox WHERE replay_of IS NULL") == 1);
 }
+
+TEST_CASE("batch: large bodies are split over several statements, each answered", "[batch]") {
+    HubDb h;
+    // 6 orders of about 1 MB each (an unknown extra field): more than one statement's worth.
+    std::vector<Req> reqs;
+    for (int i = 0; i < 6; ++i) {
+        std::string body = order_json("BIG-" + std::to_string(i));
+        body.insert(body.rfind('}'), R"(,"extra":")" + std::string(1'000'000, 'x') + "\"");
+        reqs.push_back({"p1", body});
+    }
+    reqs.push_back({"p1", order_json("BIG-0")});
+    auto a = one_batch(h.db.url(), reqs);
+    for (int i = 0; i < 6; ++i) {
+        REQUIRE(a[i].error.empty());
+        CHECK(a[i].out->kind == Kind::created);
+    }
+    CHECK(a[6].out->kind == Kind::duplicate);
+    CHECK(a[6].out->order_id == a[0].out->order_id);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 6);
+    CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") > 1);
+    CHECK(inbox_field(h, a[5].out->inbox_id, "length(body)") == std::to_string(reqs[5].body.size()));
+}
