@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages OrderHub needs to build, test and run, and only those that are missing.
 # Idempotent; runs `apt-get update` once, and only when something is missing. Works as root or through sudo.
-#   deploy/install-deps.sh           build, run and test dependencies (clang 14 for the fuzzers of tests/fuzz)
+#   deploy/install-deps.sh           build, run and test dependencies (clang 14 for the fuzzers of tests/fuzz,
+#                                    HAProxy for the multi-instance tests, Chromium for tests/browser)
 #   deploy/install-deps.sh --bench   also the load-test tools (wrk, Google Benchmark for tests/load)
 set -euo pipefail
 
@@ -13,6 +14,7 @@ packages=(
   python3 python3-jsonschema ca-certificates openssl
   clang-14 libclang-rt-14-dev
   nodejs npm
+  haproxy chromium
 )
 if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib libbenchmark-dev); fi
 
