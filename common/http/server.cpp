@@ -281,7 +281,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         }
         Response r = errors("", 503, "too_many_connections", "the server is at its connection limit");
         r.headers.emplace_back("Retry-After", "1");
-        co_await write(*c, Request{}, r, 11, false);
+        // A named request, not a temporary: GCC 12 destroys temporaries of a co_await full-expression twice
+        // (free(): invalid pointer under overload, found by tests/reliability/s6_overload.py).
+        const Request none;
+        co_await write(*c, none, r, 11, false);
         boost::system::error_code ignored;
         c->socket().close(ignored);
     }
