@@ -177,6 +177,60 @@ class Setup:
         return Proc(name, [HUB, "serve", "--listen", f"127.0.0.1:{port}", *args], env=self.henv,
                     ready_url=f"http://127.0.0.1:{port}/readyz" if ready else None, logdir=self.logdir)
 
+    def start_haproxy(self, front_port, hub_ports):
+        """HAProxy with the deployment's own configuration (deploy/haproxy/haproxy.cfg), only its addresses
+        changed to this run's ports."""
+        return start_haproxy(self.logdir, front_port, hub_ports)
+
+
+HAPROXY = "/usr/sbin/haproxy"
+
+
+def haproxy_config(front_port, hub_ports):
+    """deploy/haproxy/haproxy.cfg with the frontend bound to `front_port`, one server per hub port, and a global
+    connection bound that fits a test machine's file-descriptor limit (HAProxy needs two per connection)."""
+    out = []
+    with open(os.path.join(ROOT, "deploy", "haproxy", "haproxy.cfg")) as f:
+        lines = f.read().splitlines()
+    servers_written = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("maxconn ") and not line.startswith("    " * 2):
+            out.append("    maxconn 2000")
+        elif stripped.startswith("bind "):
+            out.append(f"    bind 127.0.0.1:{front_port}")
+        elif stripped.startswith("server "):
+            if not servers_written:
+                out += [f"    server hub{i + 1} 127.0.0.1:{p} check" for i, p in enumerate(hub_ports)]
+                servers_written = True
+        else:
+            out.append(line)
+    if not servers_written:
+        raise RuntimeError("deploy/haproxy/haproxy.cfg has no server lines to replace")
+    return "\n".join(out) + "\n"
+
+
+def start_haproxy(logdir, front_port, hub_ports):
+    cfg = os.path.join(logdir, f"haproxy-{front_port}.cfg")
+    with open(cfg, "w") as f:
+        f.write(haproxy_config(front_port, hub_ports))
+    subprocess.run([HAPROXY, "-c", "-q", "-f", cfg], check=True, timeout=30)
+    proxy = Proc("haproxy", [HAPROXY, "-db", "-f", cfg], logdir=logdir)
+    wait_http(f"http://127.0.0.1:{front_port}/readyz", 30, what="haproxy")
+    return proxy
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def open_fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
 
 # ---------------------------------------------------------------------------------------------------------
 # The load generator: a platform that sends order_created and order_updated and retries until 200.
@@ -245,7 +299,8 @@ class Platform:
     """Sends orders and updates from `workers` concurrent senders for `seconds`, retrying every non-200 like a
     platform would, and records every acknowledgement."""
 
-    def __init__(self, port_fn, path, workers=16, update_ratio=0.5, retry_ratio=0.2, prefix="O"):
+    def __init__(self, port_fn, path, workers=16, update_ratio=0.5, retry_ratio=0.2, prefix="O", pace=0.0):
+        self.pace = pace  # seconds each worker waits between requests (a steady rate instead of flat out)
         self.port_fn = port_fn  # called per request: the port to use now (several hubs, a proxy...)
         self.path = path
         self.workers = workers
@@ -262,6 +317,7 @@ class Platform:
         self.latencies = []
         self.gave_up = 0
         self.cut_off = []         # answers that started but did not arrive whole
+        self.refusal_codes = {}   # "status error-code" -> count, for every non-200 answer that arrived
 
     def _note(self, status):
         key = str(status)
@@ -277,6 +333,9 @@ class Platform:
                 return answer
             if status == "cut":
                 self.cut_off.append(answer)
+            elif isinstance(status, int):
+                code = answer.get("error", {}).get("code") if isinstance(answer, dict) else None
+                self.refusal_codes[f"{status} {code}"] = self.refusal_codes.get(f"{status} {code}", 0) + 1
             self._note(status)
             await asyncio.sleep(0.2 + random.random() * 0.2)
         self.gave_up += 1
@@ -284,6 +343,8 @@ class Platform:
 
     async def _worker(self, stop_at, drain_until):
         while time.time() < stop_at:
+            if self.pace:
+                await asyncio.sleep(self.pace)
             r = random.random()
             if self.acked and r < self.update_ratio:
                 ext = random.choice(list(self.acked))
@@ -406,3 +467,15 @@ def reconcile(name, setup, platform, delivery_timeout=120, expect_delivery=True)
 def finish(problems):
     print(f"{0 if problems else 1} passed, {1 if problems else 0} failed")
     sys.exit(1 if problems else 0)
+
+
+def forwarder_id(proc, timeout=10):
+    """The forwarder id a hub process logged at start ("forwarder started")."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(proc.log_path) as f:
+            for line in f:
+                if '"forwarder started"' in line:
+                    return json.loads(line)["forwarder"]
+        time.sleep(0.1)
+    raise RuntimeError(f"{proc.name} logged no forwarder id")
