@@ -208,14 +208,23 @@ constexpr const char* kCancelPendingJobSql = R"(
 UPDATE hub.forward_jobs SET state = 'cancelled', updated_at = now(), last_error = 'cancelled before it was sent'
 WHERE order_id = $1 AND state = 'pending')";
 
+// Due jobs and expired leases are read through their own partial indexes in index order: one scan with an OR of
+// both conditions reads and sorts every pending row, 40 ms per claim with a backlog of 20,000.
 constexpr const char* kClaimJobsSql = R"(
+WITH expired AS (
+    SELECT order_id FROM hub.forward_jobs WHERE state = 'in_flight' AND lease_until < now()
+    ORDER BY lease_until LIMIT $3 FOR UPDATE SKIP LOCKED
+), due AS (
+    SELECT order_id FROM hub.forward_jobs WHERE state = 'pending' AND due_at <= now()
+    ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED
+), picked AS (
+    SELECT order_id FROM expired UNION ALL SELECT order_id FROM due LIMIT $3
+)
 UPDATE hub.forward_jobs j
 SET state = 'in_flight', claimed_by = $1, lease_until = now() + make_interval(secs => $2::int),
     attempts = j.attempts + 1, updated_at = now()
-FROM (SELECT order_id FROM hub.forward_jobs
-      WHERE (state = 'pending' AND due_at <= now()) OR (state = 'in_flight' AND lease_until < now())
-      ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-WHERE j.order_id = due.order_id
+FROM picked
+WHERE j.order_id = picked.order_id
 RETURNING j.order_id, j.attempts)";
 
 constexpr const char* kJobSourcesSql = R"(
@@ -258,6 +267,43 @@ FROM hub.orders o
 WHERE j.order_id = $1 AND j.claimed_by = $2 AND j.state = 'in_flight' AND o.id = j.order_id
 RETURNING o.branch_id, o.partner_id)";
 
+// Many claims ended in one statement (the forwarder's group commit): the jobs still held by $1 move to their new
+// state; the attempts are recorded (a retried request's only when its claim is still held: an earlier try may
+// have committed them); outcomes an auditor cares about get a status-log row. Returns the jobs that were held.
+constexpr const char* kFinishJobsSql = R"(
+WITH r AS (
+    SELECT * FROM json_to_recordset($2::json)
+        AS x(order_id text, state text, delay_ms bigint, pos_order_id text, error text)
+), done AS (
+    UPDATE hub.forward_jobs j
+    SET state = r.state,
+        due_at = CASE WHEN r.state = 'pending' THEN now() + r.delay_ms * interval '1 millisecond' ELSE j.due_at END,
+        pos_order_id = coalesce(NULLIF(r.pos_order_id, ''), j.pos_order_id), last_error = NULLIF(r.error, ''),
+        claimed_by = NULL, lease_until = NULL, updated_at = now()
+    FROM r, hub.orders o
+    WHERE j.order_id = r.order_id AND j.claimed_by = $1 AND j.state = 'in_flight' AND o.id = j.order_id
+    RETURNING j.order_id, o.branch_id, o.partner_id, r.state, r.pos_order_id, r.error
+), attempts AS (
+    INSERT INTO hub.pos_delivery_attempts (order_id, attempt, url, http_status, latency_ms, outcome, error,
+                                           response_excerpt, forwarder)
+    SELECT a.order_id, a.attempt, a.url, NULLIF(a.http_status, 0), a.latency_ms, a.outcome, NULLIF(a.error, ''),
+           NULLIF(a.response_excerpt, ''), $1
+    FROM json_to_recordset($3::json) AS a(order_id text, attempt int, url text, http_status int, latency_ms int,
+                                          outcome text, error text, response_excerpt text, retrying boolean)
+    WHERE NOT a.retrying OR a.order_id IN (SELECT order_id FROM done)
+), logged AS (
+    INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, actor,
+                                      detail)
+    SELECT d.order_id, d.branch_id, d.partner_id, s.status, s.source, now(), true,
+           CASE WHEN d.state = 'delivered' THEN NULLIF(d.pos_order_id, '') END,
+           CASE WHEN d.state <> 'delivered' THEN left(NULLIF(d.error, ''), 500) END
+    FROM done d
+    JOIN (VALUES ('delivered', 'pos_accepted', 'pos'), ('rejected', 'pos_rejected', 'pos'),
+                 ('auth_failed', 'forward_auth_failed', 'hub'), ('dead', 'forward_dead', 'hub'),
+                 ('cancelled', 'forward_cancelled', 'hub')) AS s(state, status, source) ON s.state = d.state
+)
+SELECT order_id FROM done)";
+
 constexpr const char* kInsertAttemptSql = R"(
 INSERT INTO hub.pos_delivery_attempts (order_id, attempt, url, http_status, latency_ms, outcome, error,
                                        response_excerpt, forwarder)
@@ -265,7 +311,7 @@ VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6, NULLIF($7, ''), NULLIF($8, ''), $9))"
 
 constexpr const char* kInsertStatusRowSql = R"(
 INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, actor, detail)
-VALUES ($1, $2, $3, $4, $5, now(), true, NULLIF($6, ''), NULLIF($7, '')))";
+VALUES ($1, $2, $3, $4, $5, now(), true, NULLIF($6, ''), left(NULLIF($7, ''), 500)))";
 
 constexpr const char* kStoreTokenSql = R"(
 UPDATE hub.pos_connections SET token_sealed = $3, updated_at = now() WHERE brand_id = $1 AND environment = $2)";
@@ -295,6 +341,7 @@ void prepare_all(pqxx::connection_base& conn) {
     conn.prepare(kJobOptions, kJobOptionsSql);
     conn.prepare(kJobMappings, kJobMappingsSql);
     conn.prepare(kFinishJob, kFinishJobSql);
+    conn.prepare(kFinishJobs, kFinishJobsSql);
     conn.prepare(kInsertAttempt, kInsertAttemptSql);
     conn.prepare(kInsertStatusRow, kInsertStatusRowSql);
     conn.prepare(kStoreToken, kStoreTokenSql);

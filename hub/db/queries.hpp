@@ -77,6 +77,8 @@ inline constexpr const char* kJobMappings = "job_mappings";
 /// Ends a claim: $1 order id $2 forwarder $3 state $4 delay ms (pending) $5 POS order id $6 last error
 /// -> branch_id, partner_id; no row when the claim was lost (lease expired and taken over).
 inline constexpr const char* kFinishJob = "finish_job";
+/// $1 forwarder, $2 JSON array of claim ends, $3 JSON array of attempts: many claims ended in one statement.
+inline constexpr const char* kFinishJobs = "finish_jobs";
 
 /// $1 order $2 attempt $3 url $4 http status (0: none) $5 latency ms $6 outcome $7 error $8 excerpt $9 forwarder
 inline constexpr const char* kInsertAttempt = "insert_attempt";

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/crypto/random.hpp"
+#include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "hub/forward/policy.hpp"
@@ -47,6 +48,17 @@ private:
 
 }  // namespace
 
+/// Answers from many deliveries end their claims in shared transactions: one commit for a batch instead of one
+/// per order (at 2,000 orders/s the commits, not the statements, are what PostgreSQL spends its time on).
+struct Forwarder::Finisher {
+    explicit Finisher(common::db::Pool& pool)
+        : batcher(pool,
+                  [](pqxx::connection& c, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
+                     std::span<std::exception_ptr> errors) { finish_jobs(c, requests, owned, errors); },
+                  128, 2) {}
+    common::db::Batcher<FinishRequest, FinishOutcome> batcher;
+};
+
 std::string new_forwarder_id() {
     char host[64] = {};
     gethostname(host, sizeof host - 1);
@@ -55,7 +67,7 @@ std::string new_forwarder_id() {
 
 Forwarder::Forwarder(asio::io_context& ioc, common::db::Pool& pool, common::crypto::SecretBox box,
                      ForwarderOptions options)
-    : pool_(pool), box_(std::move(box)), options_(std::move(options)), strand_(asio::make_strand(ioc)),
+    : pool_(pool), finisher_(std::make_unique<Finisher>(pool)), box_(std::move(box)), options_(std::move(options)), strand_(asio::make_strand(ioc)),
       wake_(strand_), client_(strand_, options_.client) {}
 
 Forwarder::~Forwarder() {
@@ -328,11 +340,11 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
     // partner_reference keeps that from doubling the order.
     const auto give_up = std::chrono::steady_clock::now() + options_.lease - std::chrono::seconds(2);
     for (bool retrying = false;; retrying = true) {
-        auto finish = [id = options_.id, r, job, retrying](pqxx::connection& c) {
-            return finish_job(c, id, r, job, retrying);
-        };
+        FinishRequest request{options_.id, r, std::nullopt, retrying};
+        if (job.connection) request.token_owner = std::pair{job.connection->brand_id, job.connection->environment};
         try {
-            if (!co_await pool_.run(std::move(finish)))
+            const FinishOutcome outcome = co_await finisher_->batcher.submit(std::move(request));
+            if (!outcome.owned)
                 common::log::warn("forward claim was lost before it ended", {{"order_id", r.order_id}});
             break;
         } catch (const std::exception& e) {

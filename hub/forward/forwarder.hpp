@@ -76,6 +76,8 @@ private:
     };
 
     common::db::Pool& pool_;
+    struct Finisher;                      // group commit of the claims' ends (hub/forward/forwarder.cpp)
+    std::unique_ptr<Finisher> finisher_;
     common::crypto::SecretBox box_;
     ForwarderOptions options_;
     boost::asio::strand<boost::asio::io_context::executor_type> strand_;

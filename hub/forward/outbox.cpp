@@ -1,8 +1,13 @@
 #include "hub/forward/outbox.hpp"
 
+#include <algorithm>
+#include <boost/json.hpp>
 #include <map>
+#include <set>
 #include <pqxx/pqxx>
 
+#include "common/db/pool.hpp"
+#include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
 
 namespace hub::forward {
@@ -77,35 +82,119 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
     return jobs;
 }
 
-bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const JobResult& result,
-                const ClaimedJob& job, bool retrying) {
-    pqxx::work tx(conn);
+namespace {
+
+/// Records one claim's end in `tx`; false when the claim had been lost (nothing but the attempts written).
+bool finish_in(pqxx::work& tx, const FinishRequest& req) {
+    const JobResult& result = req.result;
     int n = result.first_attempt;
     for (const auto& a : result.attempts)
         tx.exec_prepared(db::kInsertAttempt, result.order_id, n++, a.url, static_cast<int>(a.http_status),
-                         a.latency_ms, a.outcome, a.error, a.response_excerpt, forwarder);
-    auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, forwarder, result.state,
+                         a.latency_ms, a.outcome, a.error, a.response_excerpt, req.forwarder);
+    auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, req.forwarder, result.state,
                                   static_cast<std::int64_t>(result.delay.count()), result.pos_order_id, result.error);
-    if (owner.empty()) {
-        if (!retrying) tx.commit();  // the attempts happened; the job is someone else's now
-        return false;
-    }
+    if (owner.empty()) return false;
     const std::string branch = owner[0][0].as<std::string>();
     const std::string partner = owner[0][1].as<std::string>();
     auto status_row = [&](const char* status, const char* source, const std::string& actor, const std::string& detail) {
-        tx.exec_prepared(db::kInsertStatusRow, result.order_id, branch, partner, status, source, actor,
-                         detail.substr(0, 500));
+        // Cut to 500 characters by PostgreSQL: a byte count could split a character of a POS's answer.
+        tx.exec_prepared(db::kInsertStatusRow, result.order_id, branch, partner, status, source, actor, detail);
     };
     if (result.state == "delivered") status_row("pos_accepted", "pos", result.pos_order_id, "");
     else if (result.state == "rejected") status_row("pos_rejected", "pos", "", result.error);
     else if (result.state == "auth_failed") status_row("forward_auth_failed", "hub", "", result.error);
     else if (result.state == "dead") status_row("forward_dead", "hub", "", result.error);
     else if (result.state == "cancelled") status_row("forward_cancelled", "hub", "", result.error);
-    if (result.new_token_sealed && job.connection)
-        tx.exec_prepared(db::kStoreToken, job.connection->brand_id, job.connection->environment,
-                         *result.new_token_sealed);
-    tx.commit();
+    if (result.new_token_sealed && req.token_owner)
+        tx.exec_prepared(db::kStoreToken, req.token_owner->first, req.token_owner->second, *result.new_token_sealed);
     return true;
+}
+
+/// All of `requests` in one statement (db::kFinishJobs), then the few refreshed tokens.
+void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<FinishOutcome> owned) {
+    boost::json::array ends;
+    boost::json::array attempts;
+    ends.reserve(requests.size());
+    attempts.reserve(requests.size());
+    const std::string& forwarder = requests.front().forwarder;
+    for (const auto& req : requests) {
+        const JobResult& r = req.result;
+        ends.push_back({{"order_id", r.order_id}, {"state", r.state}, {"delay_ms", r.delay.count()},
+                        {"pos_order_id", r.pos_order_id}, {"error", r.error}});
+        int n = r.first_attempt;
+        for (const auto& a : r.attempts)
+            attempts.push_back({{"order_id", r.order_id}, {"attempt", n++}, {"url", a.url},
+                                {"http_status", a.http_status}, {"latency_ms", a.latency_ms},
+                                {"outcome", a.outcome}, {"error", a.error}, {"response_excerpt", a.response_excerpt},
+                                {"retrying", req.retrying}});
+    }
+    std::set<std::string> held;
+    for (const auto& row : tx.exec_prepared(db::kFinishJobs, forwarder, boost::json::serialize(ends),
+                                            boost::json::serialize(attempts)))
+        held.insert(row[0].as<std::string>());
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+        const auto& req = requests[k];
+        owned[k].owned = held.contains(req.result.order_id);
+        if (owned[k].owned && req.result.new_token_sealed && req.token_owner)
+            tx.exec_prepared(db::kStoreToken, req.token_owner->first, req.token_owner->second,
+                             *req.result.new_token_sealed);
+    }
+}
+
+}  // namespace
+
+void finish_jobs(pqxx::connection_base& conn, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
+                 std::span<std::exception_ptr> errors) {
+    pqxx::work tx(conn);
+    if (requests.size() == 1) {
+        owned[0].owned = finish_in(tx, requests[0]);
+        // A lost claim keeps its attempts, unless an earlier try may have committed them already.
+        if (!owned[0].owned && requests[0].retrying) return;  // rolled back
+        tx.commit();
+        return;
+    }
+    tx.exec0("SAVEPOINT bulk");
+    try {
+        finish_bulk(tx, requests, owned);
+        tx.exec0("RELEASE SAVEPOINT bulk");
+        tx.commit();
+        return;
+    } catch (const pqxx::broken_connection&) {
+        throw;
+    } catch (const std::exception& e) {
+        if (common::db::is_unavailable(std::current_exception())) throw;
+        // One claim's data the statement refused: end them one by one, so only that one fails.
+        common::log::warn("ending claims one by one after a bulk failure", {{"error", e.what()}});
+        tx.exec0("ROLLBACK TO SAVEPOINT bulk");
+        std::fill(owned.begin(), owned.end(), FinishOutcome{});
+    }
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+        // Savepoints by hand: libpqxx 6.4's subtransaction sends SAVEPOINT lazily (see hub/ingest/store.cpp).
+        tx.exec0("SAVEPOINT finish");
+        try {
+            owned[k].owned = finish_in(tx, requests[k]);
+            tx.exec0(!owned[k].owned && requests[k].retrying ? "ROLLBACK TO SAVEPOINT finish" : "RELEASE SAVEPOINT finish");
+        } catch (const pqxx::broken_connection&) {
+            throw;
+        } catch (const std::exception&) {
+            if (common::db::is_unavailable(std::current_exception())) throw;
+            errors[k] = std::current_exception();
+            tx.exec0("ROLLBACK TO SAVEPOINT finish");
+        }
+    }
+    tx.commit();
+}
+
+bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const JobResult& result,
+                const ClaimedJob& job, bool retrying) {
+    FinishRequest req{forwarder, result, std::nullopt, retrying};
+    if (job.connection) req.token_owner = std::pair{job.connection->brand_id, job.connection->environment};
+    FinishOutcome owned;
+    std::exception_ptr error;
+    finish_jobs(conn, std::span(&req, 1), std::span(&owned, 1),
+                std::span(&error, 1));
+    if (error) std::rethrow_exception(error);
+    return owned.owned;
 }
 
 void release_jobs(pqxx::connection_base& conn, const std::string& forwarder) {

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hub/forward/mapping.hpp"
@@ -64,6 +67,25 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
 /// still recorded, unless `retrying` (an earlier try may have committed them already).
 bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const JobResult& result,
                 const ClaimedJob& job, bool retrying = false);
+
+/// One claim's end, as handed to finish_jobs.
+struct FinishRequest {
+    std::string forwarder;
+    JobResult result;
+    std::optional<std::pair<std::string, std::string>> token_owner;  ///< brand, environment of new_token_sealed
+    bool retrying = false;
+};
+
+/// Whether a claim was still this forwarder's when it ended.
+struct FinishOutcome {
+    bool owned = false;
+};
+
+/// Ends many claims in one transaction, each as finish_job would (a savepoint each, so one failing claim does
+/// not take the others with it): sets `owned[i]`, or `errors[i]` for a claim that failed on its own. Throws
+/// when the transaction as a whole failed (nothing was recorded). Group commit for the forwarder's answers.
+void finish_jobs(pqxx::connection_base& conn, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
+                 std::span<std::exception_ptr> errors);
 
 /// Gives back every job `forwarder` still holds (graceful stop).
 void release_jobs(pqxx::connection_base& conn, const std::string& forwarder);
