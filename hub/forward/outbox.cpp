@@ -7,6 +7,7 @@
 #include <pqxx/pqxx>
 
 #include "common/db/pool.hpp"
+#include "common/db/savepoint.hpp"
 #include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
 
@@ -110,6 +111,16 @@ bool finish_in(pqxx::work& tx, const FinishRequest& req) {
     return true;
 }
 
+std::string what(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+        return ex.what();
+    } catch (...) {
+        return "unknown error";
+    }
+}
+
 /// All of `requests` in one statement (db::kFinishJobs), then the few refreshed tokens.
 void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<FinishOutcome> owned) {
     boost::json::array ends;
@@ -153,34 +164,24 @@ void finish_jobs(pqxx::connection_base& conn, std::span<FinishRequest> requests,
         tx.commit();
         return;
     }
-    tx.exec0("SAVEPOINT bulk");
-    try {
+    auto bulk = [&] {
         finish_bulk(tx, requests, owned);
-        tx.exec0("RELEASE SAVEPOINT bulk");
+        return common::db::Keep::yes;
+    };
+    if (auto error = common::db::in_savepoint(tx, bulk); !error) {
         tx.commit();
         return;
-    } catch (const pqxx::broken_connection&) {
-        throw;
-    } catch (const std::exception& e) {
-        if (common::db::is_unavailable(std::current_exception())) throw;
+    } else {
         // One claim's data the statement refused: end them one by one, so only that one fails.
-        common::log::warn("ending claims one by one after a bulk failure", {{"error", e.what()}});
-        tx.exec0("ROLLBACK TO SAVEPOINT bulk");
+        common::log::warn("ending claims one by one after a bulk failure", {{"error", what(error)}});
         std::fill(owned.begin(), owned.end(), FinishOutcome{});
     }
     for (std::size_t k = 0; k < requests.size(); ++k) {
-        // Savepoints by hand: libpqxx 6.4's subtransaction sends SAVEPOINT lazily (see hub/ingest/store.cpp).
-        tx.exec0("SAVEPOINT finish");
-        try {
+        errors[k] = common::db::in_savepoint(tx, [&] {
             owned[k].owned = finish_in(tx, requests[k]);
-            tx.exec0(!owned[k].owned && requests[k].retrying ? "ROLLBACK TO SAVEPOINT finish" : "RELEASE SAVEPOINT finish");
-        } catch (const pqxx::broken_connection&) {
-            throw;
-        } catch (const std::exception&) {
-            if (common::db::is_unavailable(std::current_exception())) throw;
-            errors[k] = std::current_exception();
-            tx.exec0("ROLLBACK TO SAVEPOINT finish");
-        }
+            // A lost claim keeps its attempts, unless an earlier try may have committed them already.
+            return !owned[k].owned && requests[k].retrying ? common::db::Keep::no : common::db::Keep::yes;
+        });
     }
     tx.commit();
 }

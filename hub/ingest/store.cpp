@@ -9,6 +9,7 @@
 #include "common/crypto/uuid.hpp"
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
+#include "common/db/savepoint.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/status_rule.hpp"
@@ -213,21 +214,10 @@ void store_each(pqxx::connection& conn, std::span<Job> jobs, const std::vector<s
         results[each[0]] = apply(tx, jobs[each[0]]);
     } else {
         for (auto k : each) {
-            // A savepoint per job: one failing job must not take the others of its batch with it. Written by
-            // hand: libpqxx 6.4's subtransaction sends its SAVEPOINT lazily, and not before a prepared statement,
-            // so a failing first statement would abort the whole transaction, whose COMMIT then rolls back
-            // without an error, after the jobs before it were answered as stored.
-            tx.exec0("SAVEPOINT job");
-            try {
+            errors[k] = common::db::in_savepoint(tx, [&] {
                 results[k] = apply(tx, jobs[k]);
-                tx.exec0("RELEASE SAVEPOINT job");
-            } catch (const pqxx::broken_connection&) {
-                throw;
-            } catch (const std::exception&) {
-                if (common::db::is_unavailable(std::current_exception())) throw;
-                errors[k] = std::current_exception();
-                tx.exec0("ROLLBACK TO SAVEPOINT job");
-            }
+                return common::db::Keep::yes;
+            });
         }
     }
     tx.commit();
