@@ -24,8 +24,8 @@ cli::Command migrate_command(const std::string& prefix, const std::string& schem
         if (args.has("json")) {
             boost::json::array applied;
             for (const auto& n : report.applied) applied.emplace_back(n);
-            std::cout << boost::json::serialize(boost::json::object{
-                             {"applied", applied}, {"already_applied", report.already}})
+            std::cout << boost::json::serialize(
+                             boost::json::object{{"applied", applied}, {"already_applied", report.already}})
                       << "\n";
         } else {
             for (const auto& n : report.applied) std::cout << "applied " << n << "\n";
@@ -33,8 +33,11 @@ cli::Command migrate_command(const std::string& prefix, const std::string& schem
         }
         return 0;
     };
-    return {{"migrate"}, "apply the " + schema + " schema's migrations (idempotent, safe to run concurrently)", "",
-            {database_option(prefix)}, run};
+    return {{"migrate"},
+            "apply the " + schema + " schema's migrations (idempotent, safe to run concurrently)",
+            "",
+            {database_option(prefix)},
+            run};
 }
 
 }  // namespace common::app

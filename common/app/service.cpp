@@ -16,29 +16,52 @@
 namespace common::app {
 
 config::OptionSpec database_option(const std::string& prefix) {
-    return {.name = "database-url", .env = prefix + "_DATABASE_URL", .help = "libpq connection URI",
-            .placeholder = "URL"};
+    return {
+        .name = "database-url", .env = prefix + "_DATABASE_URL", .help = "libpq connection URI", .placeholder = "URL"};
 }
 
 std::vector<config::OptionSpec> service_options(const std::string& prefix, const std::string& default_listen) {
     return {
         database_option(prefix),
-        {.name = "listen", .env = prefix + "_LISTEN", .help = "listen address", .placeholder = "ADDR",
+        {.name = "listen",
+         .env = prefix + "_LISTEN",
+         .help = "listen address",
+         .placeholder = "ADDR",
          .default_value = default_listen},
-        {.name = "max-body-bytes", .env = prefix + "_MAX_BODY_BYTES", .help = "larger bodies get 413",
-         .placeholder = "N", .default_value = "1048576"},
-        {.name = "request-timeout", .env = prefix + "_REQUEST_TIMEOUT_MS",
-         .help = "milliseconds a client has to send a whole request", .placeholder = "MS", .default_value = "30000"},
-        {.name = "max-connections", .env = prefix + "_MAX_CONNECTIONS", .help = "open connections at most",
-         .placeholder = "N", .default_value = "4096"},
-        {.name = "io-threads", .env = prefix + "_IO_THREADS", .help = "network threads", .placeholder = "N",
+        {.name = "max-body-bytes",
+         .env = prefix + "_MAX_BODY_BYTES",
+         .help = "larger bodies get 413",
+         .placeholder = "N",
+         .default_value = "1048576"},
+        {.name = "request-timeout",
+         .env = prefix + "_REQUEST_TIMEOUT_MS",
+         .help = "milliseconds a client has to send a whole request",
+         .placeholder = "MS",
+         .default_value = "30000"},
+        {.name = "max-connections",
+         .env = prefix + "_MAX_CONNECTIONS",
+         .help = "open connections at most",
+         .placeholder = "N",
+         .default_value = "4096"},
+        {.name = "io-threads",
+         .env = prefix + "_IO_THREADS",
+         .help = "network threads",
+         .placeholder = "N",
          .default_value = "1"},
-        {.name = "db-workers", .env = prefix + "_DB_WORKERS", .help = "database connections and threads",
-         .placeholder = "N", .default_value = "4"},
-        {.name = "log-format", .env = "ORDERHUB_LOG_FORMAT", .help = "json or text", .placeholder = "FORMAT",
+        {.name = "db-workers",
+         .env = prefix + "_DB_WORKERS",
+         .help = "database connections and threads",
+         .placeholder = "N",
+         .default_value = "4"},
+        {.name = "log-format",
+         .env = "ORDERHUB_LOG_FORMAT",
+         .help = "json or text",
+         .placeholder = "FORMAT",
          .default_value = "json"},
-        {.name = "tls-cert", .env = prefix + "_TLS_CERT",
-         .help = "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key", .placeholder = "FILE"},
+        {.name = "tls-cert",
+         .env = prefix + "_TLS_CERT",
+         .help = "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key",
+         .placeholder = "FILE"},
         {.name = "tls-key", .env = prefix + "_TLS_KEY", .help = "PEM private key of --tls-cert", .placeholder = "FILE"},
     };
 }
@@ -46,8 +69,9 @@ std::vector<config::OptionSpec> service_options(const std::string& prefix, const
 std::string require_database_url(const config::ParsedArgs& args, const std::string& prefix) {
     auto url = args.get("database-url");
     if (!url || url->empty())
-        throw cli::UserError(prefix + "_DATABASE_URL is not set: give a libpq URI such as "
-                                      "postgresql://user@127.0.0.1:5432/db (or --database-url)");
+        throw cli::UserError(prefix +
+                             "_DATABASE_URL is not set: give a libpq URI such as "
+                             "postgresql://user@127.0.0.1:5432/db (or --database-url)");
     return *url;
 }
 

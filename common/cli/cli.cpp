@@ -53,8 +53,7 @@ int dispatch(std::string_view program, std::string_view about, const std::vector
     }
     auto& pa = std::get<config::ParsedArgs>(parsed);
     if (pa.help) {
-        std::cout << config::render_help(name + (best->usage.empty() ? "" : " " + best->usage), best->summary,
-                                         options);
+        std::cout << config::render_help(name + (best->usage.empty() ? "" : " " + best->usage), best->summary, options);
         return 0;
     }
     try {

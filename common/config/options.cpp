@@ -27,8 +27,7 @@ std::vector<std::string> ParsedArgs::all(const std::string& name) const {
 
 bool ParsedArgs::has(const std::string& name) const { return values.contains(name); }
 
-std::variant<ParsedArgs, std::string> parse_args(std::span<const std::string> args,
-                                                 const std::vector<OptionSpec>& spec,
+std::variant<ParsedArgs, std::string> parse_args(std::span<const std::string> args, const std::vector<OptionSpec>& spec,
                                                  const EnvLookup& env) {
     ParsedArgs out;
     auto find = [&](std::string_view name) -> const OptionSpec* {
@@ -76,7 +75,8 @@ std::variant<ParsedArgs, std::string> parse_args(std::span<const std::string> ar
         if (!o.env.empty()) {
             if (auto v = env(o.env); v && !v->empty()) {
                 if (o.is_switch()) {
-                    if (*v == "1" || *v == "true" || *v == "yes") out.values[o.name] = {};
+                    if (*v == "1" || *v == "true" || *v == "yes")
+                        out.values[o.name] = {};
                     else if (*v != "0" && *v != "false" && *v != "no")
                         return o.env + " must be 1/true/yes or 0/false/no";
                 } else {
@@ -97,8 +97,10 @@ std::string render_help(std::string_view usage, std::string_view summary, const 
     for (const auto& o : spec) {
         std::string left = "  --" + o.name + (o.is_switch() ? "" : " " + o.placeholder);
         s << left;
-        if (left.size() < 30) s << std::string(30 - left.size(), ' ');
-        else s << "\n" << std::string(30, ' ');
+        if (left.size() < 30)
+            s << std::string(30 - left.size(), ' ');
+        else
+            s << "\n" << std::string(30, ' ');
         s << o.help;
         if (!o.env.empty()) s << " [env " << o.env << "]";
         if (o.default_value) s << " (default " << *o.default_value << ")";

@@ -44,8 +44,7 @@ struct ParsedArgs {
 };
 
 /// Parses `args` (without the program and command words) against `spec`; returns a message on bad usage.
-std::variant<ParsedArgs, std::string> parse_args(std::span<const std::string> args,
-                                                 const std::vector<OptionSpec>& spec,
+std::variant<ParsedArgs, std::string> parse_args(std::span<const std::string> args, const std::vector<OptionSpec>& spec,
                                                  const EnvLookup& env);
 
 /// The --help text of a command.

@@ -30,9 +30,7 @@ std::string sha256(std::string_view data) {
     return out;
 }
 
-std::string sha256_hex(std::string_view data) {
-    return hex_encode(sha256(data));
-}
+std::string sha256_hex(std::string_view data) { return hex_encode(sha256(data)); }
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
     if (key.size() > static_cast<std::size_t>(INT_MAX)) {

@@ -12,9 +12,7 @@ namespace {
 constexpr std::size_t kEncodeChunk = 3 * (1U << 20);
 constexpr std::size_t kDecodeChunk = 4 * (1U << 20);
 
-const unsigned char* bytes_of(std::string_view text) {
-    return reinterpret_cast<const unsigned char*>(text.data());
-}
+const unsigned char* bytes_of(std::string_view text) { return reinterpret_cast<const unsigned char*>(text.data()); }
 
 bool is_base64_char(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
@@ -43,8 +41,8 @@ std::string base64_encode(std::string_view data) {
         const std::size_t start = out.size();
         // EVP_EncodeBlock also writes a terminating NUL.
         out.resize(start + (chunk.size() + 2) / 3 * 4 + 1);
-        const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + start),
-                                            bytes_of(chunk), static_cast<int>(chunk.size()));
+        const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + start), bytes_of(chunk),
+                                            static_cast<int>(chunk.size()));
         out.resize(start + static_cast<std::size_t>(written));
     }
     return out;
@@ -71,8 +69,8 @@ std::optional<std::string> base64_decode(std::string_view text) {
         const std::string_view chunk = text.substr(pos, kDecodeChunk);
         const std::size_t start = out.size();
         out.resize(start + chunk.size() / 4 * 3);
-        const int written = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data() + start),
-                                            bytes_of(chunk), static_cast<int>(chunk.size()));
+        const int written = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data() + start), bytes_of(chunk),
+                                            static_cast<int>(chunk.size()));
         if (written < 0) {
             return std::nullopt;
         }

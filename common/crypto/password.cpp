@@ -28,15 +28,13 @@ struct ParsedHash {
 };
 
 std::string derive(std::string_view password, std::string_view salt, int iterations) {
-    if (password.size() > static_cast<std::size_t>(INT_MAX) ||
-        salt.size() > static_cast<std::size_t>(INT_MAX)) {
+    if (password.size() > static_cast<std::size_t>(INT_MAX) || salt.size() > static_cast<std::size_t>(INT_MAX)) {
         throw std::length_error("password too long");
     }
     std::string out(kHashBytes, '\0');
     const char* pw = password.data() != nullptr ? password.data() : "";
-    if (PKCS5_PBKDF2_HMAC(pw, static_cast<int>(password.size()),
-                          reinterpret_cast<const unsigned char*>(salt.data()), static_cast<int>(salt.size()),
-                          iterations, EVP_sha256(), static_cast<int>(kHashBytes),
+    if (PKCS5_PBKDF2_HMAC(pw, static_cast<int>(password.size()), reinterpret_cast<const unsigned char*>(salt.data()),
+                          static_cast<int>(salt.size()), iterations, EVP_sha256(), static_cast<int>(kHashBytes),
                           reinterpret_cast<unsigned char*>(out.data())) != 1) {
         throw std::runtime_error("PBKDF2 failed");
     }
@@ -59,15 +57,12 @@ std::optional<ParsedHash> parse(std::string_view encoded) {
     }
     // Digits only, no sign and no leading zero.
     const std::string_view digits = parts[1];
-    if (digits.empty() || digits.front() == '0' ||
-        digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    if (digits.empty() || digits.front() == '0' || digits.find_first_not_of("0123456789") != std::string_view::npos) {
         return std::nullopt;
     }
     ParsedHash parsed;
-    const auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), parsed.iterations);
-    if (error != std::errc{} || end != digits.data() + digits.size() ||
-        parsed.iterations > kMaxPasswordIterations) {
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), parsed.iterations);
+    if (error != std::errc{} || end != digits.data() + digits.size() || parsed.iterations > kMaxPasswordIterations) {
         return std::nullopt;
     }
     auto salt = base64_decode(parts[2]);
@@ -82,9 +77,7 @@ std::optional<ParsedHash> parse(std::string_view encoded) {
 
 }  // namespace
 
-std::string hash_password(std::string_view password) {
-    return hash_password(password, kPasswordIterations);
-}
+std::string hash_password(std::string_view password) { return hash_password(password, kPasswordIterations); }
 
 std::string hash_password(std::string_view password, int iterations) {
     if (iterations < 1 || iterations > kMaxPasswordIterations) {

@@ -56,13 +56,9 @@ std::optional<SecretBox> SecretBox::from_bytes(std::string_view key) {
     return SecretBox(key);
 }
 
-SecretBox::SecretBox(std::string_view key) {
-    std::copy(key.begin(), key.end(), key_.begin());
-}
+SecretBox::SecretBox(std::string_view key) { std::copy(key.begin(), key.end(), key_.begin()); }
 
-SecretBox::~SecretBox() {
-    OPENSSL_cleanse(key_.data(), key_.size());
-}
+SecretBox::~SecretBox() { OPENSSL_cleanse(key_.data(), key_.size()); }
 
 std::string SecretBox::seal(std::string_view plaintext, std::string_view associated_data) const {
     if (plaintext.size() > kMaxPlaintextBytes || associated_data.size() > kMaxPlaintextBytes) {
@@ -81,12 +77,10 @@ std::string SecretBox::seal(std::string_view plaintext, std::string_view associa
         EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), bytes_of(nonce)) == 1 &&
         (associated_data.empty() || EVP_EncryptUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),
                                                       static_cast<int>(associated_data.size())) == 1) &&
-        EVP_EncryptUpdate(ctx.get(), out, &length, bytes_of(plaintext), static_cast<int>(plaintext.size())) ==
-            1 &&
+        EVP_EncryptUpdate(ctx.get(), out, &length, bytes_of(plaintext), static_cast<int>(plaintext.size())) == 1 &&
         EVP_EncryptFinal_ex(ctx.get(), out + length, &final_length) == 1 &&
         static_cast<std::size_t>(length + final_length) == plaintext.size() &&
-        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes),
-                            out + plaintext.size()) == 1;
+        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes), out + plaintext.size()) == 1;
     if (!ok) {
         throw std::runtime_error("AES-256-GCM seal failed");
     }
@@ -125,11 +119,11 @@ std::optional<std::string> SecretBox::open(std::string_view sealed, std::string_
         EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), bytes_of(*nonce)) == 1 &&
         (associated_data.empty() || EVP_DecryptUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),
                                                       static_cast<int>(associated_data.size())) == 1) &&
-        EVP_DecryptUpdate(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()), &length,
-                          bytes_of(*body), static_cast<int>(text_size)) == 1 &&
+        EVP_DecryptUpdate(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()), &length, bytes_of(*body),
+                          static_cast<int>(text_size)) == 1 &&
         EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), tag.data()) == 1 &&
-        EVP_DecryptFinal_ex(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()) + length,
-                            &final_length) > 0 &&
+        EVP_DecryptFinal_ex(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()) + length, &final_length) >
+            0 &&
         static_cast<std::size_t>(length + final_length) == text_size;
     if (!ok) {
         cleanse(plaintext);

@@ -29,12 +29,10 @@ Clock& process_clock() {
 
 std::string uuid_v7() {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
-    const auto now_ms =
-        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+    const auto now_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
     const std::string random = random_bytes(10);
     const std::uint32_t seed =
-        ((static_cast<unsigned char>(random[0]) << 8) | static_cast<unsigned char>(random[1])) &
-        kCounterSeedMask;
+        ((static_cast<unsigned char>(random[0]) << 8) | static_cast<unsigned char>(random[1])) & kCounterSeedMask;
 
     std::uint64_t ms = 0;
     std::uint32_t counter = 0;
@@ -64,8 +62,7 @@ std::string uuid_v7() {
         bytes[i] = static_cast<unsigned char>(random[i - 6]);
     }
 
-    const std::string hex =
-        hex_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    const std::string hex = hex_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     std::string out;
     out.reserve(36);
     out.append(hex, 0, 8).append(1, '-');

@@ -132,8 +132,10 @@ private:
             bool more = false;
             {
                 std::lock_guard lock(s->mutex);
-                if (s->queue.empty()) --s->active;
-                else more = true;
+                if (s->queue.empty())
+                    --s->active;
+                else
+                    more = true;
             }
             if (more) schedule(s);
         }

@@ -31,7 +31,8 @@ std::string check(const std::map<int, Applied>& applied, const std::vector<Migra
         if (it == by_version.end())
             return "the database has migration " + a.name + " which this binary does not know: use a newer binary";
         if (common::crypto::sha256_hex(it->second->sql) != a.checksum)
-            return "migration " + a.name + " was edited after it was applied (checksum differs): restore the file "
+            return "migration " + a.name +
+                   " was edited after it was applied (checksum differs): restore the file "
                    "and put the change in a new numbered migration";
     }
     return {};
@@ -96,9 +97,9 @@ MigrationReport migrate(pqxx::connection_base& conn, const std::string& schema,
     for (const auto& [version, f] : pending) {
         pqxx::work tx(conn);
         tx.exec(std::string(f->sql));
-        tx.exec_params("INSERT INTO " + tx.quote_name(schema) +
-                           ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
-                       version, std::string(f->name), common::crypto::sha256_hex(f->sql));
+        tx.exec_params(
+            "INSERT INTO " + tx.quote_name(schema) + ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+            version, std::string(f->name), common::crypto::sha256_hex(f->sql));
         tx.commit();
         report.applied.emplace_back(f->name);
     }

@@ -1,8 +1,8 @@
 #include "common/http/message.hpp"
 
+#include <strings.h>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
-#include <strings.h>
 
 namespace common::http {
 

@@ -61,7 +61,8 @@ void print_rows(const common::config::ParsedArgs& args, const boost::json::array
     for (const auto& c : columns) width.push_back(c.size());
     for (const auto& r : rows)
         for (std::size_t i = 0; i < columns.size(); ++i)
-            if (const auto* v = r.as_object().if_contains(columns[i])) width[i] = std::max(width[i], text_of(*v).size());
+            if (const auto* v = r.as_object().if_contains(columns[i]))
+                width[i] = std::max(width[i], text_of(*v).size());
     auto line = [&](auto cell) {
         std::string s;
         for (std::size_t i = 0; i < columns.size(); ++i) {

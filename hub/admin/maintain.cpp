@@ -36,11 +36,11 @@ std::optional<std::string> create_month(pqxx::work& tx, const LogTable& t, int m
     const std::string part = "hub." + tx.quote_name(name);
     tx.exec("CREATE TABLE " + part + " (LIKE " + parent + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
     // Rows that arrived before this partition existed sit in the default partition: move them (once).
-    tx.exec("WITH moved AS (DELETE FROM hub." + std::string(t.table) + "_default WHERE " + t.column + " >= " +
-            tx.quote(from) + " AND " + t.column + " < " + tx.quote(to) + " RETURNING *) INSERT INTO " + part +
+    tx.exec("WITH moved AS (DELETE FROM hub." + std::string(t.table) + "_default WHERE " + t.column +
+            " >= " + tx.quote(from) + " AND " + t.column + " < " + tx.quote(to) + " RETURNING *) INSERT INTO " + part +
             " SELECT * FROM moved");
-    tx.exec("ALTER TABLE " + parent + " ATTACH PARTITION " + part + " FOR VALUES FROM (" + tx.quote(from) +
-            ") TO (" + tx.quote(to) + ")");
+    tx.exec("ALTER TABLE " + parent + " ATTACH PARTITION " + part + " FOR VALUES FROM (" + tx.quote(from) + ") TO (" +
+            tx.quote(to) + ")");
     return name;
 }
 
@@ -94,14 +94,20 @@ std::vector<common::cli::Command> maintain_commands() {
              "create the coming monthly partitions of the inbox and the attempt log; drop those past retention "
              "(the status log and orders are kept forever)",
              "[--inbox-retention-days N] [--attempts-retention-days N] [--months-ahead N]",
-             db_options({{.name = "inbox-retention-days", .env = "ORDERHUB_INBOX_RETENTION_DAYS",
-                          .help = "drop inbox months older than this (0: keep)", .placeholder = "N",
+             db_options({{.name = "inbox-retention-days",
+                          .env = "ORDERHUB_INBOX_RETENTION_DAYS",
+                          .help = "drop inbox months older than this (0: keep)",
+                          .placeholder = "N",
                           .default_value = "90"},
-                         {.name = "attempts-retention-days", .env = "ORDERHUB_ATTEMPTS_RETENTION_DAYS",
-                          .help = "drop delivery-attempt months older than this (0: keep)", .placeholder = "N",
+                         {.name = "attempts-retention-days",
+                          .env = "ORDERHUB_ATTEMPTS_RETENTION_DAYS",
+                          .help = "drop delivery-attempt months older than this (0: keep)",
+                          .placeholder = "N",
                           .default_value = "90"},
-                         {.name = "months-ahead", .help = "partitions to create beyond this month",
-                          .placeholder = "N", .default_value = "2"}}),
+                         {.name = "months-ahead",
+                          .help = "partitions to create beyond this month",
+                          .placeholder = "N",
+                          .default_value = "2"}}),
              maintain}};
 }
 

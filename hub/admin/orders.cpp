@@ -12,9 +12,7 @@ using common::config::ParsedArgs;
 // Times are shown in UTC, ISO 8601.
 constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
 
-std::string iso(const std::string& column) {
-    return "to_char(" + column + " AT TIME ZONE 'UTC', " + kIso + ")";
-}
+std::string iso(const std::string& column) { return "to_char(" + column + " AT TIME ZONE 'UTC', " + kIso + ")"; }
 
 boost::json::value nullable(const pqxx::field& f) {
     return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
@@ -26,12 +24,14 @@ int show(const ParsedArgs& args) {
     pqxx::read_transaction tx(*conn);
     auto o = tx.exec_params(
         "SELECT o.id, p.label, o.external_id, o.branch_id, o.brand_id, o.order_type, o.payment_method, o.note, "
-        "o.subtotal::text, o.tax::text, o.discount::text, o.total::text, o.is_schedule, " + iso("o.schedule_date") +
-        ", o.customer_name, o.customer_phone, o.customer_address, o.car_color, o.car_plate_number, "
-        "o.car_plate_letters, o.car_brand, o.delivery_status, " + iso("o.event_time") + ", " + iso("o.created_at") +
-        ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso("j.due_at") +
-        " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
-        "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
+        "o.subtotal::text, o.tax::text, o.discount::text, o.total::text, o.is_schedule, " +
+            iso("o.schedule_date") +
+            ", o.customer_name, o.customer_phone, o.customer_address, o.car_color, o.car_plate_number, "
+            "o.car_plate_letters, o.car_brand, o.delivery_status, " +
+            iso("o.event_time") + ", " + iso("o.created_at") + ", j.state, j.attempts, j.pos_order_id, j.last_error, " +
+            iso("j.due_at") +
+            " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
+            "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
         id);
     if (o.empty()) throw UserError("no order with id '" + id + "'");
     const auto& r = o[0];
@@ -65,10 +65,10 @@ int show(const ParsedArgs& args) {
         {"total", r[11].c_str()},
         {"is_schedule", r[12].as<bool>()},
         {"schedule_date", nullable(r[13])},
-        {"customer", r[14].is_null() ? boost::json::value(nullptr)
-                                     : boost::json::value({{"name", r[14].c_str()},
-                                                           {"phone", r[15].c_str()},
-                                                           {"address", nullable(r[16])}})},
+        {"customer",
+         r[14].is_null()
+             ? boost::json::value(nullptr)
+             : boost::json::value({{"name", r[14].c_str()}, {"phone", r[15].c_str()}, {"address", nullable(r[16])}})},
         {"car_data", r[17].is_null() ? boost::json::value(nullptr)
                                      : boost::json::value({{"color", r[17].c_str()},
                                                            {"plate_number", r[18].c_str()},
@@ -77,11 +77,12 @@ int show(const ParsedArgs& args) {
         {"delivery_status", r[21].c_str()},
         {"event_time", r[22].c_str()},
         {"created_at", r[23].c_str()},
-        {"forwarding", {{"state", nullable(r[24])},
-                        {"attempts", r[25].is_null() ? 0 : r[25].as<int>()},
-                        {"pos_order_id", nullable(r[26])},
-                        {"last_error", nullable(r[27])},
-                        {"due_at", nullable(r[28])}}},
+        {"forwarding",
+         {{"state", nullable(r[24])},
+          {"attempts", r[25].is_null() ? 0 : r[25].as<int>()},
+          {"pos_order_id", nullable(r[26])},
+          {"last_error", nullable(r[27])},
+          {"due_at", nullable(r[28])}}},
         {"items", std::move(items)},
     };
     print_object(args, out);
@@ -114,8 +115,8 @@ int list(const ParsedArgs& args) {
                         {"forwarding", nullable(r[6])},
                         {"created_at", r[7].c_str()}});
     }
-    print_rows(args, rows, {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding",
-                            "created_at"});
+    print_rows(args, rows,
+               {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at"});
     return 0;
 }
 

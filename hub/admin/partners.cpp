@@ -24,17 +24,22 @@ std::string public_url(const ParsedArgs& args) {
 }
 
 std::vector<common::config::OptionSpec> url_options() {
-    return {{.name = "public-url", .env = "ORDERHUB_PUBLIC_URL", .help = "base of the webhook URL",
-             .placeholder = "URL"},
-            {.name = "listen", .env = "ORDERHUB_LISTEN", .help = "used for the URL when no public URL is set",
-             .placeholder = "ADDR", .default_value = "127.0.0.1:8080"}};
+    return {
+        {.name = "public-url", .env = "ORDERHUB_PUBLIC_URL", .help = "base of the webhook URL", .placeholder = "URL"},
+        {.name = "listen",
+         .env = "ORDERHUB_LISTEN",
+         .help = "used for the URL when no public URL is set",
+         .placeholder = "ADDR",
+         .default_value = "127.0.0.1:8080"}};
 }
 
 std::string label_from(const std::string& name) {
     std::string out;
     for (unsigned char c : name) {
-        if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
-        else if (!out.empty() && out.back() != '-') out += '-';
+        if (std::isalnum(c))
+            out += static_cast<char>(std::tolower(c));
+        else if (!out.empty() && out.back() != '-')
+            out += '-';
     }
     while (!out.empty() && out.back() == '-') out.pop_back();
     return out.substr(0, 64);
@@ -63,7 +68,8 @@ int create(const ParsedArgs& args) {
     auto conn = connect(args);
     pqxx::work tx(*conn);
     auto zone_ok = tx.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1)", tz);
-    if (!zone_ok[0].as<bool>()) throw UserError("unknown time zone '" + tz + "' (use an IANA name such as Asia/Riyadh)");
+    if (!zone_ok[0].as<bool>())
+        throw UserError("unknown time zone '" + tz + "' (use an IANA name such as Asia/Riyadh)");
     auto r = tx.exec_params(
         "INSERT INTO hub.partners (id, name, label, key_hash, time_zone, signing) VALUES ($1, $2, $3, $4, $5, $6) "
         "ON CONFLICT (label) DO NOTHING RETURNING id",
@@ -111,19 +117,21 @@ int rotate(const ParsedArgs& args) {
     const std::string key = ingest::new_webhook_key();
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    auto r = tx.exec_params("UPDATE hub.partners SET key_hash = $2, key_rotated_at = now() WHERE id = $1 RETURNING label",
-                            id, ingest::webhook_key_hash(key));
+    auto r =
+        tx.exec_params("UPDATE hub.partners SET key_hash = $2, key_rotated_at = now() WHERE id = $1 RETURNING label",
+                       id, ingest::webhook_key_hash(key));
     if (r.empty()) throw UserError("no partner with id '" + id + "'");
     tx.commit();
-    print_object(args, {{"id", id}, {"label", r[0][0].c_str()}, {"webhook_url", public_url(args) + "/webhooks/" + key}});
+    print_object(args,
+                 {{"id", id}, {"label", r[0][0].c_str()}, {"webhook_url", public_url(args) + "/webhooks/" + key}});
     return 0;
 }
 
 int rotate_secret(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
     std::string error;
-    auto grace = common::config::parse_uint(args.get("grace-hours").value_or("24"), 0, 24 * 366, "--grace-hours",
-                                            error);
+    auto grace =
+        common::config::parse_uint(args.get("grace-hours").value_or("24"), 0, 24 * 366, "--grace-hours", error);
     if (!grace) throw common::cli::UsageError(error);
     auto box = forward::secret_box(args);
     auto conn = connect(args);
@@ -141,9 +149,10 @@ int rotate_secret(const ParsedArgs& args) {
     const std::string secret = ingest::new_signing_secret();
     tx.exec_params("INSERT INTO hub.partner_signing_secrets (partner_id, secret_sealed) VALUES ($1, $2)", id,
                    box.seal(secret, ingest::signing_secret_aad(id)));
-    auto until = tx.exec_params1("SELECT to_char((now() + make_interval(hours => $1::int)) AT TIME ZONE 'UTC', "
-                                 "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
-                                 static_cast<int>(*grace));
+    auto until = tx.exec_params1(
+        "SELECT to_char((now() + make_interval(hours => $1::int)) AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+        static_cast<int>(*grace));
     tx.commit();
     print_object(args, {{"id", id},
                         {"label", p[0][0].c_str()},
@@ -157,9 +166,10 @@ int disable(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    auto r = tx.exec_params("UPDATE hub.partners SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1 "
-                            "RETURNING label",
-                            id);
+    auto r = tx.exec_params(
+        "UPDATE hub.partners SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1 "
+        "RETURNING label",
+        id);
     if (r.empty()) throw UserError("no partner with id '" + id + "'");
     tx.commit();
     print_object(args, {{"id", id}, {"label", r[0][0].c_str()}, {"disabled", true}});
@@ -180,10 +190,10 @@ int limit(const ParsedArgs& args) {
     }
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    auto r = tx.exec_params("UPDATE hub.partners SET rate_per_second = NULLIF($2, '')::numeric, "
-                            "rate_burst = NULLIF($3, '')::int WHERE id = $1 RETURNING label",
-                            id, clear ? std::string() : std::to_string(*rate),
-                            clear ? std::string() : std::to_string(*burst));
+    auto r = tx.exec_params(
+        "UPDATE hub.partners SET rate_per_second = NULLIF($2, '')::numeric, "
+        "rate_burst = NULLIF($3, '')::int WHERE id = $1 RETURNING label",
+        id, clear ? std::string() : std::to_string(*rate), clear ? std::string() : std::to_string(*burst));
     if (r.empty()) throw UserError("no partner with id '" + id + "'");
     tx.commit();
     print_object(args, {{"id", id},
@@ -198,30 +208,41 @@ int limit(const ParsedArgs& args) {
 std::vector<common::cli::Command> partner_commands() {
     auto create_opts = db_options(url_options());
     create_opts.push_back({.name = "name", .help = "the platform's name", .placeholder = "NAME"});
-    create_opts.push_back({.name = "label", .help = "label in partner_reference (default: from the name)",
-                           .placeholder = "LABEL"});
-    create_opts.push_back({.name = "time-zone", .help = "IANA zone of times without offset", .placeholder = "TZ",
+    create_opts.push_back(
+        {.name = "label", .help = "label in partner_reference (default: from the name)", .placeholder = "LABEL"});
+    create_opts.push_back({.name = "time-zone",
+                           .help = "IANA zone of times without offset",
+                           .placeholder = "TZ",
                            .default_value = "UTC"});
     create_opts.push_back({.name = "signing", .help = "require Standard Webhooks signatures (prints the secret once)"});
     create_opts.push_back(forward::secret_key_option());
     return {
-        {{"partner", "create"}, "issue a partner and its webhook URL (shown once)",
-         "--name NAME [--label LABEL] [--signing]", create_opts, create},
+        {{"partner", "create"},
+         "issue a partner and its webhook URL (shown once)",
+         "--name NAME [--label LABEL] [--signing]",
+         create_opts,
+         create},
         {{"partner", "rotate-secret"},
          "a new signing secret (shown once); the older ones stay valid for a grace period",
          "ID [--grace-hours N]",
-         db_options({{.name = "grace-hours", .help = "hours the older secrets stay valid (0: none)",
-                      .placeholder = "N", .default_value = "24"},
+         db_options({{.name = "grace-hours",
+                      .help = "hours the older secrets stay valid (0: none)",
+                      .placeholder = "N",
+                      .default_value = "24"},
                      forward::secret_key_option()}),
          rotate_secret},
         {{"partner", "list"}, "list partners (never their keys)", "", db_options(), list},
-        {{"partner", "rotate"}, "issue a new webhook URL; the old one stops working", "ID", db_options(url_options()),
+        {{"partner", "rotate"},
+         "issue a new webhook URL; the old one stops working",
+         "ID",
+         db_options(url_options()),
          rotate},
         {{"partner", "limit"},
          "a partner's own rate limit (token bucket); --default goes back to the hub's",
          "ID --per-second N [--burst N] | ID --default",
          db_options({{.name = "per-second", .help = "requests per second", .placeholder = "N"},
-                     {.name = "burst", .help = "requests at once above the rate (default: twice the rate)",
+                     {.name = "burst",
+                      .help = "requests at once above the rate (default: twice the rate)",
                       .placeholder = "N"},
                      {.name = "default", .help = "use the hub's default limit again"}}),
          limit},

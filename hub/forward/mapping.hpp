@@ -11,10 +11,10 @@ namespace hub::forward {
 
 /// Everything the POS order of one stored order is made from.
 struct PosSource {
-    std::string pos_branch_id;   ///< the branch's POS branch id (default: the hub branch id)
+    std::string pos_branch_id;  ///< the branch's POS branch id (default: the hub branch id)
     std::string brand_id;
     std::string partner_label;
-    std::string external_id;     ///< the platform's order id
+    std::string external_id;  ///< the platform's order id
     std::string note;
     ingest::Money subtotal = 0;
     ingest::Money tax = 0;

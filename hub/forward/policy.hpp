@@ -17,8 +17,8 @@ enum class Verdict {
 
 struct Classified {
     Verdict verdict = Verdict::retry;
-    std::string reason;                              ///< for last_error and the attempt log
-    std::string pos_order_id;                        ///< when delivered
+    std::string reason;                               ///< for last_error and the attempt log
+    std::string pos_order_id;                         ///< when delivered
     std::optional<std::chrono::seconds> retry_after;  ///< from a Retry-After header in seconds
 };
 

@@ -5,7 +5,8 @@
 namespace hub::forward {
 
 common::config::OptionSpec secret_key_option() {
-    return {.name = "secret-key", .env = "ORDERHUB_SECRET_KEY",
+    return {.name = "secret-key",
+            .env = "ORDERHUB_SECRET_KEY",
             .help = "64 hex characters sealing stored secrets (prefer the environment variable)",
             .placeholder = "HEX"};
 }
@@ -13,8 +14,9 @@ common::config::OptionSpec secret_key_option() {
 common::crypto::SecretBox secret_box(const common::config::ParsedArgs& args) {
     auto hex = args.get("secret-key");
     if (!hex || hex->empty())
-        throw common::cli::UserError("ORDERHUB_SECRET_KEY is not set: it must be 64 hex characters (32 bytes), "
-                                     "e.g. from `openssl rand -hex 32`, and stay the same for stored secrets");
+        throw common::cli::UserError(
+            "ORDERHUB_SECRET_KEY is not set: it must be 64 hex characters (32 bytes), "
+            "e.g. from `openssl rand -hex 32`, and stay the same for stored secrets");
     auto box = common::crypto::SecretBox::from_hex(*hex);
     if (!box) throw common::cli::UserError("ORDERHUB_SECRET_KEY must be exactly 64 hex characters (32 bytes)");
     return *box;

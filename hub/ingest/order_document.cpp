@@ -35,9 +35,8 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o) {
         d["car_data"] = nullptr;
     }
     if (o.customer) {
-        d["customer"] = {{"name", o.customer->name},
-                         {"phone", o.customer->phone},
-                         {"address", optional_text(o.customer->address)}};
+        d["customer"] = {
+            {"name", o.customer->name}, {"phone", o.customer->phone}, {"address", optional_text(o.customer->address)}};
     } else {
         d["customer"] = nullptr;
     }

@@ -55,9 +55,10 @@ boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::find(std::strin
     };
     auto partner = co_await pool_.run(std::move(job));
     if (partner && partner->signing_keys_unreadable)
-        common::log::error("a signing secret of a partner cannot be opened with ORDERHUB_SECRET_KEY; its webhooks "
-                           "are refused until the hub runs with the key that sealed it",
-                           {{"partner_id", partner->id}});
+        common::log::error(
+            "a signing secret of a partner cannot be opened with ORDERHUB_SECRET_KEY; its webhooks "
+            "are refused until the hub runs with the key that sealed it",
+            {{"partner_id", partner->id}});
     std::lock_guard lock(mutex_);
     cache_[hash] = Entry{partner, std::chrono::steady_clock::now() + ttl_};
     co_return partner;

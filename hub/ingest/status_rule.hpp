@@ -16,7 +16,6 @@ int status_rank(std::string_view status);
 /// the latest event time: an update that is older than the current one is recorded but not applied; a final
 /// status is never left; `received` (the hub's own first row) yields to any delivery status whatever the clocks
 /// say; at the same event time the further status wins. Times are microseconds since the epoch.
-bool update_applies(std::string_view current, std::int64_t current_time, std::string_view next,
-                    std::int64_t next_time);
+bool update_applies(std::string_view current, std::int64_t current_time, std::string_view next, std::int64_t next_time);
 
 }  // namespace hub::ingest

@@ -17,15 +17,15 @@ namespace hub::ingest {
 struct InboxRecord {
     std::string partner_id;
     std::string request_id;
-    std::string event;        ///< empty when unknown
-    std::string external_id;  ///< payload.id or payload.order_id, when known
-    std::string order_id;     ///< the hub order, when known
-    std::string headers_json; ///< selected headers as a JSON object
-    std::string body;         ///< raw bytes as received
+    std::string event;         ///< empty when unknown
+    std::string external_id;   ///< payload.id or payload.order_id, when known
+    std::string order_id;      ///< the hub order, when known
+    std::string headers_json;  ///< selected headers as a JSON object
+    std::string body;          ///< raw bytes as received
     unsigned http_status = 0;
-    std::string outcome;      ///< stored, duplicate, conflict, rejected, ...
+    std::string outcome;  ///< stored, duplicate, conflict, rejected, ...
     std::string error_code;
-    std::string replay_of;    ///< inbox id re-run by `events replay`, or empty
+    std::string replay_of;  ///< inbox id re-run by `events replay`, or empty
 };
 
 /// The outcome of storing a webhook.

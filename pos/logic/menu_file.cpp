@@ -259,8 +259,7 @@ private:
                 error(entry_path, "unknown branch " + *branch);
                 ok = false;
             } else if (brand && !known->second.empty() && known->second != *brand) {
-                error(entry_path,
-                      "branch " + *branch + " belongs to brand " + known->second + ", not " + *brand);
+                error(entry_path, "branch " + *branch + " belongs to brand " + known->second + ", not " + *brand);
                 ok = false;
             } else if (std::find(result.begin(), result.end(), *branch) != result.end()) {
                 error(entry_path, "duplicate branch " + *branch);
@@ -304,15 +303,12 @@ private:
     std::size_t brand_count_ = 0;
     std::optional<std::string> single_brand_;
     std::set<std::string> brand_ids_;
-    std::map<std::string, std::string>
-        branch_brands_;  // branch id -> brand id ("" when its brand is invalid)
+    std::map<std::string, std::string> branch_brands_;  // branch id -> brand id ("" when its brand is invalid)
 };
 
 }  // namespace
 
-ParsedMenuFile parse_menu_file(const boost::json::value& root) {
-    return MenuParser().run(root);
-}
+ParsedMenuFile parse_menu_file(const boost::json::value& root) { return MenuParser().run(root); }
 
 ParsedMenuFile parse_menu_file_text(std::string_view text) {
     // Strict: a duplicate key would otherwise silently keep its last value.

@@ -169,8 +169,7 @@ public:
 private:
     std::string checked_length(std::string_view field, std::string_view text, std::size_t max_length) {
         if (utf8_length(text) > max_length) {
-            fail(field,
-                 "The :attribute must not be greater than " + std::to_string(max_length) + " characters.");
+            fail(field, "The :attribute must not be greater than " + std::to_string(max_length) + " characters.");
             return {};
         }
         return std::string(text);
@@ -182,8 +181,7 @@ private:
 };
 
 // An array element that must be an object; nullptr (error recorded) otherwise.
-const json::object* element_object(const json::value& element, const std::string& key,
-                                   ValidationErrors& errors) {
+const json::object* element_object(const json::value& element, const std::string& key, ValidationErrors& errors) {
     if (!element.is_object()) {
         add_error(errors, key, "The " + attribute(key) + " must be an object.");
         return nullptr;

@@ -60,8 +60,8 @@ TEST_CASE("outbox: one statement ends many claims, each as it would end alone", 
     requests.push_back(end(ids["C"], "pending", attempt(503, "retry", "busy")));
     requests.back().result.delay = std::chrono::milliseconds(60'000);
     requests.back().result.error = "busy";
-    requests.push_back(end(ids["D"], "delivered", attempt(201, "delivered")));             // lost, first try
-    requests.push_back(end(ids["E"], "delivered", attempt(201, "delivered"), true));       // lost, a retry
+    requests.push_back(end(ids["D"], "delivered", attempt(201, "delivered")));        // lost, first try
+    requests.push_back(end(ids["E"], "delivered", attempt(201, "delivered"), true));  // lost, a retry
     std::vector<FinishOutcome> owned(requests.size());
     std::vector<std::exception_ptr> errors(requests.size());
     hub::forward::finish_jobs(c, requests, owned, errors);
@@ -76,25 +76,28 @@ TEST_CASE("outbox: one statement ends many claims, each as it would end alone", 
     auto q = [&](const std::string& sql, const std::string& id) {
         return pqxx::nontransaction(c).exec_params1(sql, id)[0].as<std::string>("");
     };
-    const char* job = "SELECT state || '|' || coalesce(pos_order_id, '') || '|' || coalesce(claimed_by, '') || '|' || "
-                      "(due_at > now() + interval '50 seconds') FROM hub.forward_jobs WHERE order_id = $1";
+    const char* job =
+        "SELECT state || '|' || coalesce(pos_order_id, '') || '|' || coalesce(claimed_by, '') || '|' || "
+        "(due_at > now() + interval '50 seconds') FROM hub.forward_jobs WHERE order_id = $1";
     CHECK(q(job, ids["A"]) == "delivered|POS-1||false");
     CHECK(q(job, ids["B"]) == "rejected|||false");
     CHECK(q(job, ids["C"]) == "pending|||true");
     CHECK(q(job, ids["D"]) == "in_flight||f2|false");  // the other forwarder's claim is untouched
     CHECK(q(job, ids["E"]) == "in_flight||f2|false");
 
-    const char* log = "SELECT string_agg(status || ':' || source || ':' || coalesce(actor, '') || ':' || "
-                      "coalesce(char_length(detail), 0), ',' ORDER BY id) FROM hub.order_status_log "
-                      "WHERE order_id = $1 AND status <> 'received'";
+    const char* log =
+        "SELECT string_agg(status || ':' || source || ':' || coalesce(actor, '') || ':' || "
+        "coalesce(char_length(detail), 0), ',' ORDER BY id) FROM hub.order_status_log "
+        "WHERE order_id = $1 AND status <> 'received'";
     CHECK(q(log, ids["A"]) == "pos_accepted:pos:POS-1:0");
     CHECK(q(log, ids["B"]) == "pos_rejected:pos::500");
     CHECK(q(log, ids["C"]).empty());  // a retry is not an auditor's event
     CHECK(q(log, ids["D"]).empty());
 
-    const char* attempts = "SELECT count(*)::text || '|' || coalesce(string_agg(outcome || ':' || "
-                           "coalesce(http_status, 0) || ':' || forwarder, ','), '') FROM hub.pos_delivery_attempts "
-                           "WHERE order_id = $1";
+    const char* attempts =
+        "SELECT count(*)::text || '|' || coalesce(string_agg(outcome || ':' || "
+        "coalesce(http_status, 0) || ':' || forwarder, ','), '') FROM hub.pos_delivery_attempts "
+        "WHERE order_id = $1";
     CHECK(q(attempts, ids["A"]) == "1|delivered:201:f1");
     CHECK(q(attempts, ids["C"]) == "1|retry:503:f1");
     CHECK(q(attempts, ids["D"]) == "1|delivered:201:f1");  // it happened: recorded although the claim was lost
@@ -113,7 +116,8 @@ TEST_CASE("outbox: a single claim's end keeps its own path and the same rules", 
     CHECK(hub::forward::finish_job(c, "f1", r.result, claimed[0]));
     CHECK(pqxx::nontransaction(c)
               .exec_params1("SELECT char_length(detail) FROM hub.order_status_log WHERE order_id = $1 AND "
-                            "status = 'pos_rejected'", stored[0].order_id)[0]
+                            "status = 'pos_rejected'",
+                            stored[0].order_id)[0]
               .as<int>() == 500);
     CHECK_FALSE(hub::forward::finish_job(c, "f1", r.result, claimed[0], true));  // no longer held
 }

@@ -14,7 +14,8 @@ std::string make_order(HubDb& h) {
 
 std::string current_status(HubDb& h, const std::string& id) {
     pqxx::connection c(h.db.url());
-    return pqxx::nontransaction(c).exec_params1("SELECT delivery_status FROM hub.orders WHERE id = $1", id)[0]
+    return pqxx::nontransaction(c)
+        .exec_params1("SELECT delivery_status FROM hub.orders WHERE id = $1", id)[0]
         .as<std::string>();
 }
 
@@ -113,7 +114,8 @@ TEST_CASE("status: cancelled before it was sent, the order is not sent", "[statu
 TEST_CASE("status: exact retries add nothing; 50 concurrent identical updates make one row", "[status]") {
     HubDb h;
     make_order(h);
-    std::vector<std::pair<std::string, std::string>> reqs(50, {"p1", update_json("A-1", "assigned", "2024-05-01 18:10:00")});
+    std::vector<std::pair<std::string, std::string>> reqs(
+        50, {"p1", update_json("A-1", "assigned", "2024-05-01 18:10:00")});
     auto out = store_all(h.db.url(), reqs);
     int appended = 0;
     for (const auto& o : out) {
@@ -153,9 +155,10 @@ TEST_CASE("status log: append-only for the app role, the owner and a superuser",
     }
     CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 1);
     // Appending still works.
-    CHECK(outcome_of(c, "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, "
-                         "event_time, applied) SELECT id, branch_id, partner_id, 'note', 'operator', now(), false "
-                         "FROM hub.orders") == "ok");
+    CHECK(outcome_of(c,
+                     "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, "
+                     "event_time, applied) SELECT id, branch_id, partner_id, 'note', 'operator', now(), false "
+                     "FROM hub.orders") == "ok");
 }
 
 TEST_CASE("auditor: reads the log, orders and items; cannot write nor read partners or the inbox", "[status][roles]") {
@@ -174,9 +177,10 @@ TEST_CASE("auditor: reads the log, orders and items; cannot write nor read partn
     CHECK(outcome_of(a, "SELECT * FROM hub.partners") == "denied");
     CHECK(outcome_of(a, "SELECT * FROM hub.inbox") == "denied");
     CHECK(outcome_of(a, "SELECT * FROM hub.forward_jobs") == "denied");
-    CHECK(outcome_of(a, "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, "
-                         "event_time, applied) SELECT id, branch_id, partner_id, 'x', 'operator', now(), false "
-                         "FROM hub.orders") == "denied");
+    CHECK(outcome_of(a,
+                     "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, "
+                     "event_time, applied) SELECT id, branch_id, partner_id, 'x', 'operator', now(), false "
+                     "FROM hub.orders") == "denied");
     CHECK(outcome_of(a, "UPDATE hub.orders SET note = 'x'") == "denied");
 }
 

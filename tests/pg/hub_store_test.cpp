@@ -18,7 +18,6 @@ namespace asio = boost::asio;
 using hub::ingest::StoreOutcome;
 using namespace tests::hubdb;
 
-
 TEST_CASE("store: a full order with items, options, first status row, forwarding job and inbox row", "[store]") {
     HubDb h;
     auto out = store_all(h.db.url(), {{"p1", order_json("A-1")}});
@@ -133,7 +132,8 @@ TEST_CASE("store: an unknown branch stores nothing but the inbox row", "[store]"
 
 TEST_CASE("store: a stopped database is reported as unavailable and nothing is half-stored", "[store][restart]") {
     // A server that is not there: the same exception path as a stopped one.
-    common::db::Pool pool({.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", .workers = 1,
+    common::db::Pool pool({.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2",
+                           .workers = 1,
                            .on_connect = hub::db::prepare_all});
     hub::ingest::OrderStore store(pool, 8, 1);
     asio::io_context ioc;
@@ -163,8 +163,9 @@ TEST_CASE("partners: keys are random, stored hashed, and looked up by hash", "[s
         pqxx::work tx(c);
         tx.exec_params("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p3', 'x', 'three', $1)",
                        hub::ingest::webhook_key_hash(key));
-        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash, disabled_at) VALUES "
-                "('p4', 'x', 'four', repeat('c', 64), now())");
+        tx.exec(
+            "INSERT INTO hub.partners (id, name, label, key_hash, disabled_at) VALUES "
+            "('p4', 'x', 'four', repeat('c', 64), now())");
         tx.commit();
     }
     common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});

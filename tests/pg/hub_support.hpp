@@ -19,7 +19,6 @@ namespace tests::hubdb {
 namespace asio = boost::asio;
 using ::hub::ingest::StoreOutcome;
 
-
 /// A migrated hub database with one branch and two partners.
 struct HubDb {
     tests::TempDatabase db;
@@ -29,8 +28,9 @@ struct HubDb {
         pqxx::work tx(c);
         tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
         tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
-        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES "
-                "('p1', 'P one', 'one', repeat('a', 64)), ('p2', 'P two', 'two', repeat('b', 64))");
+        tx.exec(
+            "INSERT INTO hub.partners (id, name, label, key_hash) VALUES "
+            "('p1', 'P one', 'one', repeat('a', 64)), ('p2', 'P two', 'two', repeat('b', 64))");
         tx.commit();
     }
     long long count(const std::string& sql) {
@@ -39,7 +39,8 @@ struct HubDb {
     }
 };
 
-inline std::string order_json(const std::string& id, const std::string& branch = "B1", const std::string& name = "Sara") {
+inline std::string order_json(const std::string& id, const std::string& branch = "B1",
+                              const std::string& name = "Sara") {
     return R"({"event":"order_created","event_time":"2024-05-01 18:02:11","branch_id":")" + branch +
            R"(","payload":{"id":")" + id +
            R"(","payment_method":"card","order_type":"DELIVERY","note":"ring","subtotal":41.5,"tax":6.225,
@@ -69,8 +70,9 @@ inline ::hub::ingest::InboxRecord inbox_for(const std::string& partner, const st
 }
 
 /// Stores each body from its own coroutine, all at once, and returns the outcomes in order.
-inline std::vector<StoreOutcome> store_all(const std::string& url, const std::vector<std::pair<std::string, std::string>>& reqs,
-                                    std::size_t workers = 4) {
+inline std::vector<StoreOutcome> store_all(const std::string& url,
+                                           const std::vector<std::pair<std::string, std::string>>& reqs,
+                                           std::size_t workers = 4) {
     common::db::Pool pool({.url = url, .workers = workers, .on_connect = ::hub::db::prepare_all});
     ::hub::ingest::OrderStore store(pool, 64, workers > 1 ? workers - 1 : 1);
     asio::io_context ioc;
@@ -93,7 +95,6 @@ inline std::vector<StoreOutcome> store_all(const std::string& url, const std::ve
     REQUIRE(errors.empty());
     return out;
 }
-
 
 /// An order_updated body.
 inline std::string update_json(const std::string& order_id, const std::string& status, const std::string& time,

@@ -68,11 +68,13 @@ TEST_CASE("pool: an exception in the job reaches the awaiting coroutine", "[pool
     ioc.run();
     CHECK(caught == "42P01");
     // The worker and its connection survive the failed job.
-    CHECK(pool.run_sync([](pqxx::connection& c) { return pqxx::nontransaction(c).exec1("SELECT 7")[0].as<int>(); }) == 7);
+    CHECK(pool.run_sync([](pqxx::connection& c) { return pqxx::nontransaction(c).exec1("SELECT 7")[0].as<int>(); }) ==
+          7);
 }
 
 TEST_CASE("pool: an unreachable server is reported as Unavailable", "[pool]") {
-    common::db::Pool pool({.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", .workers = 1, .on_connect = {}});
+    common::db::Pool pool(
+        {.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", .workers = 1, .on_connect = {}});
     std::exception_ptr error;
     try {
         pool.run_sync([](pqxx::connection&) { return 1; });
@@ -88,7 +90,9 @@ TEST_CASE("pool: reconnects after the server restarts", "[pool][restart]") {
     if (restart == nullptr || *restart == '\0') FAIL("ORDERHUB_TEST_PG_RESTART is not set: run via tests/run.sh");
     tests::TempDatabase db;
     common::db::Pool pool({.url = db.url(), .workers = 2, .on_connect = {}});
-    auto pid = [](pqxx::connection& c) { return pqxx::nontransaction(c).exec1("SELECT pg_backend_pid()")[0].as<int>(); };
+    auto pid = [](pqxx::connection& c) {
+        return pqxx::nontransaction(c).exec1("SELECT pg_backend_pid()")[0].as<int>();
+    };
     const int before = pool.run_sync(pid);
     REQUIRE(std::system(restart) == 0);
     // The first job on a dead connection may fail (its server went away); the pool must recover without help.

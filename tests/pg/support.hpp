@@ -11,7 +11,8 @@ namespace tests {
 /// The cluster tests/run.sh started (ORDERHUB_TEST_DATABASE_URL); a pg test fails loudly without one.
 inline std::string admin_url() {
     const char* url = std::getenv("ORDERHUB_TEST_DATABASE_URL");
-    if (url == nullptr || *url == '\0') FAIL("ORDERHUB_TEST_DATABASE_URL is not set: run the pg tests via tests/run.sh");
+    if (url == nullptr || *url == '\0')
+        FAIL("ORDERHUB_TEST_DATABASE_URL is not set: run the pg tests via tests/run.sh");
     return url;
 }
 

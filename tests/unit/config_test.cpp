@@ -100,7 +100,8 @@ TEST_CASE("config: numbers", "[config]") {
 
 TEST_CASE("config: service limits from flags and environment", "[config][limits]") {
     auto spec = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
-    auto env = fake_env({{"ORDERHUB_DATABASE_URL", "postgresql://u@127.0.0.1/db"}, {"ORDERHUB_MAX_BODY_BYTES", "2048"}});
+    auto env =
+        fake_env({{"ORDERHUB_DATABASE_URL", "postgresql://u@127.0.0.1/db"}, {"ORDERHUB_MAX_BODY_BYTES", "2048"}});
     auto c = common::app::service_config(parse_ok({"--request-timeout", "1500"}, spec, env), "ORDERHUB");
     CHECK(c.listen.port == 8080);
     CHECK(c.database_url == "postgresql://u@127.0.0.1/db");

@@ -65,8 +65,7 @@ const std::string kOtherKeyHex = "ff0102030405060708090a0b0c0d0e0f10111213141516
 TEST_CASE("sha256_hex matches the FIPS 180-2 vectors", "[crypto]") {
     CHECK(crypto::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     CHECK(crypto::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    CHECK(crypto::sha256("abc") ==
-          from_hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    CHECK(crypto::sha256("abc") == from_hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
 }
 
 TEST_CASE("hmac_sha256 matches RFC 4231", "[crypto]") {
@@ -79,13 +78,11 @@ TEST_CASE("hmac_sha256 matches RFC 4231", "[crypto]") {
               "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
     }
     SECTION("test case 6: key longer than a block") {
-        CHECK(crypto::hex_encode(crypto::hmac_sha256(
-                  std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")) ==
+        CHECK(crypto::hex_encode(crypto::hmac_sha256(std::string(131, '\xaa'),
+                                                     "Test Using Larger Than Block-Size Key - Hash Key First")) ==
               "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
     }
-    SECTION("raw 32 bytes, empty key allowed") {
-        CHECK(crypto::hmac_sha256("", "").size() == 32);
-    }
+    SECTION("raw 32 bytes, empty key allowed") { CHECK(crypto::hmac_sha256("", "").size() == 32); }
 }
 
 TEST_CASE("base64 follows RFC 4648 and refuses garbage", "[crypto]") {
@@ -109,8 +106,8 @@ TEST_CASE("base64 follows RFC 4648 and refuses garbage", "[crypto]") {
     }
     CHECK(crypto::base64_decode(crypto::base64_encode(all_bytes)) == all_bytes);
 
-    for (const std::string garbage : {"Zm9", "Zm9v!", "Zm=v", "Z===", "====", "Zm9vYg=", " Zm9v", "Zm9v\n",
-                                      "Zm9v Zm9v", "Zh==", "Zm9=", "Zm9-", "Zm9_", "Zm9vYg==Zm9v"}) {
+    for (const std::string garbage : {"Zm9", "Zm9v!", "Zm=v", "Z===", "====", "Zm9vYg=", " Zm9v", "Zm9v\n", "Zm9v Zm9v",
+                                      "Zh==", "Zm9=", "Zm9-", "Zm9_", "Zm9vYg==Zm9v"}) {
         INFO(garbage);
         CHECK_FALSE(crypto::base64_decode(garbage).has_value());
     }
@@ -172,13 +169,13 @@ TEST_CASE("random bytes and tokens", "[crypto]") {
 }
 
 TEST_CASE("uuid_v7 has the canonical form, version 7 and the current time", "[crypto]") {
-    const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const auto before =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     const std::string id = crypto::uuid_v7();
-    const auto after = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
+    const auto after =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     CHECK(id.size() == 36);
     CHECK(is_uuid_v7(id));
     CHECK_FALSE(is_uuid_v7("0190a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b"));  // v4: the checker itself works
@@ -250,13 +247,11 @@ TEST_CASE("verify_password refuses tampered and malformed hashes", "[crypto]") {
 
     std::string hash = *crypto::base64_decode(parts[3]);
     hash[0] = static_cast<char>(hash[0] ^ 1);
-    CHECK_FALSE(
-        crypto::verify_password("pw", "pbkdf2_sha256$1000$" + parts[2] + "$" + crypto::base64_encode(hash)));
+    CHECK_FALSE(crypto::verify_password("pw", "pbkdf2_sha256$1000$" + parts[2] + "$" + crypto::base64_encode(hash)));
 
     std::string salt = *crypto::base64_decode(parts[2]);
     salt[0] = static_cast<char>(salt[0] ^ 1);
-    CHECK_FALSE(
-        crypto::verify_password("pw", "pbkdf2_sha256$1000$" + crypto::base64_encode(salt) + "$" + parts[3]));
+    CHECK_FALSE(crypto::verify_password("pw", "pbkdf2_sha256$1000$" + crypto::base64_encode(salt) + "$" + parts[3]));
 
     for (const std::string& bad : {
              std::string(),
@@ -306,9 +301,7 @@ TEST_CASE("SecretBox seals with AES-256-GCM and opens only what it sealed", "[cr
     CHECK(only_chars(sealed.substr(3, 16), kStandard));
     CHECK(crypto::base64_decode(sealed.substr(second_colon + 1))->size() == secret.size() + 16);
 
-    SECTION("empty plaintext") {
-        CHECK(box->open(box->seal("")) == "");
-    }
+    SECTION("empty plaintext") { CHECK(box->open(box->seal("")) == ""); }
     SECTION("uppercase key is the same key") {
         std::string upper = kKeyHex;
         for (char& c : upper) {
@@ -316,9 +309,7 @@ TEST_CASE("SecretBox seals with AES-256-GCM and opens only what it sealed", "[cr
         }
         CHECK(crypto::SecretBox::from_hex(upper)->open(sealed) == secret);
     }
-    SECTION("wrong key") {
-        CHECK_FALSE(crypto::SecretBox::from_hex(kOtherKeyHex)->open(sealed).has_value());
-    }
+    SECTION("wrong key") { CHECK_FALSE(crypto::SecretBox::from_hex(kOtherKeyHex)->open(sealed).has_value()); }
     SECTION("associated data must match") {
         const std::string bound = box->seal(secret, "brand:BRAND-A");
         CHECK(box->open(bound, "brand:BRAND-A") == secret);
@@ -333,20 +324,17 @@ TEST_CASE("SecretBox seals with AES-256-GCM and opens only what it sealed", "[cr
             std::string flipped = body;
             flipped[i] = static_cast<char>(flipped[i] ^ 0x01);
             INFO(i);
-            CHECK_FALSE(
-                box->open("v1:" + crypto::base64_encode(nonce) + ":" + crypto::base64_encode(flipped)));
+            CHECK_FALSE(box->open("v1:" + crypto::base64_encode(nonce) + ":" + crypto::base64_encode(flipped)));
         }
         std::string other_nonce = nonce;
         other_nonce[0] = static_cast<char>(other_nonce[0] ^ 0x80);
-        CHECK_FALSE(
-            box->open("v1:" + crypto::base64_encode(other_nonce) + ":" + crypto::base64_encode(body)));
+        CHECK_FALSE(box->open("v1:" + crypto::base64_encode(other_nonce) + ":" + crypto::base64_encode(body)));
         CHECK_FALSE(box->open("v1:" + crypto::base64_encode(nonce) + ":" +
                               crypto::base64_encode(body.substr(0, body.size() - 1))));
     }
     SECTION("malformed sealed strings") {
-        for (const std::string& bad :
-             {std::string(), std::string("v1:"), std::string("v1::"), "v2" + sealed.substr(2),
-              sealed.substr(3), sealed + "=", sealed + ":x", std::string("v1:AAAA:AAAA")}) {
+        for (const std::string& bad : {std::string(), std::string("v1:"), std::string("v1::"), "v2" + sealed.substr(2),
+                                       sealed.substr(3), sealed + "=", sealed + ":x", std::string("v1:AAAA:AAAA")}) {
             INFO(bad);
             CHECK_FALSE(box->open(bad).has_value());
         }

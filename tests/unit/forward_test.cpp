@@ -43,8 +43,8 @@ TEST_CASE("mapping: every field of the POS order", "[forward]") {
     CHECK(v.at("customer").at("phone") == "+966500000001");
     auto& products = v.at("products").as_array();
     REQUIRE(products.size() == 2);
-    CHECK(products[0].at("id") == "P-1");       // mapped
-    CHECK(products[1].at("id") == "fries");     // unmapped: passes through
+    CHECK(products[0].at("id") == "P-1");    // mapped
+    CHECK(products[1].at("id") == "fries");  // unmapped: passes through
     CHECK(products[0].at("quantity") == 2);
     CHECK(products[0].at("note") == "no onion");
     CHECK(products[1].at("note").is_null());
@@ -127,6 +127,6 @@ TEST_CASE("policy: back-off doubles from 1 s to 5 min with 20% jitter", "[forwar
     // The whole schedule before `dead`: bounded.
     std::chrono::milliseconds total{0};
     for (int i = 1; i < kMaxAttempts; ++i) total += backoff(i, 0);
-    CHECK(total == 1000ms + 2000ms + 4000ms + 8000ms + 16000ms + 32000ms + 64000ms + 128000ms + 256000ms +
-                       300000ms + 300000ms);
+    CHECK(total ==
+          1000ms + 2000ms + 4000ms + 8000ms + 16000ms + 32000ms + 64000ms + 128000ms + 256000ms + 300000ms + 300000ms);
 }

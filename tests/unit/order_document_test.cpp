@@ -78,8 +78,8 @@ TEST_CASE("payload hash: the same order hashes the same; any change of the order
         [](auto& b) { b.at("payload").at("items").at(0).at("quantity") = 3; },
         [](auto& b) { b.at("payload").at("items").at(0).at("options").at(0).at("id") = "p"; },
         [](auto& b) {
-            b.at("payload").at("car_data") = {{"color", "#fff"}, {"plate_number", "1"}, {"plate_letters", "A"},
-                                              {"car_brand", "K"}};
+            b.at("payload").at("car_data") = {
+                {"color", "#fff"}, {"plate_number", "1"}, {"plate_letters", "A"}, {"car_brand", "K"}};
         },
     };
     for (std::size_t i = 0; i < changes.size(); ++i) {

@@ -30,9 +30,7 @@ constexpr std::string_view kValidOrder = R"({
     "unknown_field": {"kept": "out"}
 })";
 
-json::value valid_order() {
-    return json::parse(kValidOrder);
-}
+json::value valid_order() { return json::parse(kValidOrder); }
 
 // Errors rendered one "key: message" per line, so that a failed CHECK shows the whole difference.
 std::string render(const pos::ValidationErrors& errors) {
@@ -72,9 +70,7 @@ json::object& modifier(json::value& body, std::size_t product_index, std::size_t
     return product(body, product_index).at("modifiers").as_array().at(index).as_object();
 }
 
-std::optional<pos::Money> money(std::string_view text) {
-    return pos::money_from_json(json::parse(text));
-}
+std::optional<pos::Money> money(std::string_view text) { return pos::money_from_json(json::parse(text)); }
 
 }  // namespace
 
@@ -151,15 +147,13 @@ TEST_CASE("every required field is reported at once", "[pos]") {
 TEST_CASE("required string fields", "[pos]") {
     CHECK(without_field("branch_id") == "branch_id: The branch id field is required.\n");
     CHECK(without_field("brand_id") == "brand_id: The brand id field is required.\n");
-    CHECK(without_field("partner_reference") ==
-          "partner_reference: The partner reference field is required.\n");
+    CHECK(without_field("partner_reference") == "partner_reference: The partner reference field is required.\n");
     CHECK(with_field("branch_id", nullptr) == "branch_id: The branch id field is required.\n");
     CHECK(with_field("branch_id", "") == "branch_id: The branch id field is required.\n");
     CHECK(with_field("brand_id", "  \t") == "brand_id: The brand id field is required.\n");
     CHECK(with_field("branch_id", 12) == "branch_id: The branch id must be a string.\n");
     CHECK(with_field("brand_id", json::array{"A"}) == "brand_id: The brand id must be a string.\n");
-    CHECK(with_field("partner_reference", true) ==
-          "partner_reference: The partner reference must be a string.\n");
+    CHECK(with_field("partner_reference", true) == "partner_reference: The partner reference must be a string.\n");
 }
 
 TEST_CASE("string lengths count characters, not bytes", "[pos]") {
@@ -174,8 +168,7 @@ TEST_CASE("string lengths count characters, not bytes", "[pos]") {
     CHECK(with_field("partner_reference", json::string(accented + "\xc3\xa9")) ==
           "partner_reference: The partner reference must not be greater than 191 characters.\n");
     CHECK(with_field("note", json::string(2000, 'n')).empty());
-    CHECK(with_field("note", json::string(2001, 'n')) ==
-          "note: The note must not be greater than 2000 characters.\n");
+    CHECK(with_field("note", json::string(2001, 'n')) == "note: The note must not be greater than 2000 characters.\n");
 }
 
 TEST_CASE("note is an optional string", "[pos]") {
@@ -196,8 +189,7 @@ TEST_CASE("money fields are numbers at least 0 and within numeric(14,3)", "[pos]
         CHECK(with_field(field, json::object{}) == name + ": The " + name + " must be a number.\n");
         CHECK(with_field(field, -1) == name + ": The " + name + " must be at least 0.\n");
         CHECK(with_field(field, -0.001) == name + ": The " + name + " must be at least 0.\n");
-        CHECK(with_field(field, 1e12) ==
-              name + ": The " + name + " must not be greater than 99999999999.999.\n");
+        CHECK(with_field(field, 1e12) == name + ": The " + name + " must not be greater than 99999999999.999.\n");
         CHECK(with_field(field, std::uint64_t{18446744073709551615ULL}) ==
               name + ": The " + name + " must not be greater than 99999999999.999.\n");
         CHECK(with_field(field, 0).empty());
@@ -230,8 +222,7 @@ TEST_CASE("customer is an optional object of optional strings", "[pos]") {
     CHECK(without_field("customer").empty());
     CHECK(with_field("customer", "Sara") == "customer: The customer must be an object.\n");
     CHECK(with_field("customer", json::array{}) == "customer: The customer must be an object.\n");
-    CHECK(with_field("customer", json::object{{"name", 5}}) ==
-          "customer.name: The customer.name must be a string.\n");
+    CHECK(with_field("customer", json::object{{"name", 5}}) == "customer.name: The customer.name must be a string.\n");
     CHECK(with_field("customer", json::object{{"phone", 966}}) ==
           "customer.phone: The customer.phone must be a string.\n");
     CHECK(with_field("customer", json::object{{"phone", std::string(51, '1')}}) ==
@@ -259,8 +250,7 @@ TEST_CASE("products is a required, non-empty, bounded array of objects", "[pos]"
 }
 
 TEST_CASE("product line rules", "[pos]") {
-    const auto check_product = [](std::string_view field, const json::value& value,
-                                  const std::string& expected) {
+    const auto check_product = [](std::string_view field, const json::value& value, const std::string& expected) {
         json::value body = valid_order();
         product(body, 1)[field] = value;
         INFO(field << " = " << json::serialize(value));
@@ -320,8 +310,7 @@ TEST_CASE("product line rules", "[pos]") {
 }
 
 TEST_CASE("modifier rules", "[pos]") {
-    const auto check_modifier = [](std::string_view field, const json::value& value,
-                                   const std::string& expected) {
+    const auto check_modifier = [](std::string_view field, const json::value& value, const std::string& expected) {
         json::value body = valid_order();
         modifier(body, 0, 1)[field] = value;
         INFO(field << " = " << json::serialize(value));
@@ -334,28 +323,21 @@ TEST_CASE("modifier rules", "[pos]") {
         CHECK(errors_of(body) == expected);
     };
     check_missing("id", "products.0.modifiers.1.id: The products.0.modifiers.1.id field is required.\n");
-    check_missing(
-        "quantity",
-        "products.0.modifiers.1.quantity: The products.0.modifiers.1.quantity field is required.\n");
-    check_missing("total",
-                  "products.0.modifiers.1.total: The products.0.modifiers.1.total field is required.\n");
+    check_missing("quantity",
+                  "products.0.modifiers.1.quantity: The products.0.modifiers.1.quantity field is required.\n");
+    check_missing("total", "products.0.modifiers.1.total: The products.0.modifiers.1.total field is required.\n");
     check_missing("note", "");
 
     check_modifier("id", 1, "products.0.modifiers.1.id: The products.0.modifiers.1.id must be a string.\n");
-    check_modifier("id", " ",
-                   "products.0.modifiers.1.id: The products.0.modifiers.1.id field is required.\n");
-    check_modifier(
-        "quantity", "1",
-        "products.0.modifiers.1.quantity: The products.0.modifiers.1.quantity must be an integer.\n");
-    check_modifier(
-        "quantity", 0,
-        "products.0.modifiers.1.quantity: The products.0.modifiers.1.quantity must be at least 1.\n");
+    check_modifier("id", " ", "products.0.modifiers.1.id: The products.0.modifiers.1.id field is required.\n");
+    check_modifier("quantity", "1",
+                   "products.0.modifiers.1.quantity: The products.0.modifiers.1.quantity must be an integer.\n");
+    check_modifier("quantity", 0,
+                   "products.0.modifiers.1.quantity: The products.0.modifiers.1.quantity must be at least 1.\n");
     check_modifier("total", "2.5",
                    "products.0.modifiers.1.total: The products.0.modifiers.1.total must be a number.\n");
-    check_modifier("total", -1,
-                   "products.0.modifiers.1.total: The products.0.modifiers.1.total must be at least 0.\n");
-    check_modifier("note", false,
-                   "products.0.modifiers.1.note: The products.0.modifiers.1.note must be a string.\n");
+    check_modifier("total", -1, "products.0.modifiers.1.total: The products.0.modifiers.1.total must be at least 0.\n");
+    check_modifier("note", false, "products.0.modifiers.1.note: The products.0.modifiers.1.note must be a string.\n");
     check_modifier("note", nullptr, "");
 }
 
@@ -457,8 +439,7 @@ TEST_CASE("an order that fits the menu has no menu errors", "[pos]") {
     const auto order = pos::parse_order_request(valid_order()).order;
     REQUIRE(order);
     CHECK(render(pos::check_order_against_menu(*order, sample_menu())).empty());
-    CHECK(render(pos::check_order_against_menu(order_with("BR-2", {line("P-1", {"M-2"})}), sample_menu()))
-              .empty());
+    CHECK(render(pos::check_order_against_menu(order_with("BR-2", {line("P-1", {"M-2"})}), sample_menu())).empty());
 }
 
 TEST_CASE("unknown products and modifiers and unavailable products are refused", "[pos]") {
@@ -471,8 +452,8 @@ TEST_CASE("unknown products and modifiers and unavailable products are refused",
           "products.0.id: Product P-3 is not available in branch BR-1.\n");
     CHECK(render(pos::check_order_against_menu(order_with("BR-1", {line("P-1", {"M-1", "M-9"})}), menu)) ==
           "products.0.modifiers.1.id: The selected products.0.modifiers.1.id is invalid.\n");
-    CHECK(render(pos::check_order_against_menu(
-              order_with("BR-2", {line("P-9", {"M-8"}), line("P-2", {"M-1", "M-7"})}), menu)) ==
+    CHECK(render(pos::check_order_against_menu(order_with("BR-2", {line("P-9", {"M-8"}), line("P-2", {"M-1", "M-7"})}),
+                                               menu)) ==
           "products.0.id: The selected products.0.id is invalid.\n"
           "products.0.modifiers.0.id: The selected products.0.modifiers.0.id is invalid.\n"
           "products.1.id: Product P-2 is not available in branch BR-2.\n"
@@ -480,8 +461,7 @@ TEST_CASE("unknown products and modifiers and unavailable products are refused",
 }
 
 TEST_CASE("a branch outside the brand is one branch_id error, not one per product", "[pos]") {
-    CHECK(render(
-              pos::check_order_against_menu(order_with("BR-9", {line("P-1"), line("P-9")}), sample_menu())) ==
+    CHECK(render(pos::check_order_against_menu(order_with("BR-9", {line("P-1"), line("P-9")}), sample_menu())) ==
           "branch_id: The selected branch id is invalid.\n"
           "products.1.id: The selected products.1.id is invalid.\n");
 }
@@ -606,9 +586,7 @@ TEST_CASE("menu file reference and duplicate errors", "[pos]") {
     CHECK(two_brands_with("branches", json::parse(R"([{"id": "BR-1"}])")) ==
           "/branches/0/brand_id: required when the file has more than one brand\n");
 
-    const auto products = [](std::string_view list) {
-        return two_brands_with("products", json::parse(list));
-    };
+    const auto products = [](std::string_view list) { return two_brands_with("products", json::parse(list)); };
     CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1, "branches": ["BR-1", "BR-9"]}])") ==
           "/products/0/branches/1: unknown branch BR-9\n");
     CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1, "branches": ["BR-2"]}])") ==
@@ -617,8 +595,7 @@ TEST_CASE("menu file reference and duplicate errors", "[pos]") {
           "/products/0/branches/1: duplicate branch BR-1\n");
     CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1, "branches": ["BR-1", 7]}])") ==
           "/products/0/branches/1: must be a string\n");
-    CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1}])") ==
-          "/products/0/branches: required\n");
+    CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1}])") == "/products/0/branches: required\n");
     CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1, "branches": "BR-1"}])") ==
           "/products/0/branches: must be an array\n");
     CHECK(products(R"([{"id": "P-1", "brand_id": "BRAND-A", "price": 1, "branches": []}])").empty());
@@ -630,9 +607,7 @@ TEST_CASE("menu file reference and duplicate errors", "[pos]") {
                        {"id": "P-1", "brand_id": "BRAND-A", "price": 2, "branches": ["BR-1"]}])") ==
           "/products/1/id: duplicate product P-1 in brand BRAND-A\n");
 
-    const auto modifiers = [](std::string_view list) {
-        return two_brands_with("modifiers", json::parse(list));
-    };
+    const auto modifiers = [](std::string_view list) { return two_brands_with("modifiers", json::parse(list)); };
     CHECK(modifiers(R"([{"id": "M-1", "brand_id": "BRAND-A", "price": 1},
                         {"id": "M-1", "brand_id": "BRAND-A", "price": 1}])") ==
           "/modifiers/1/id: duplicate modifier M-1 in brand BRAND-A\n");
@@ -642,9 +617,8 @@ TEST_CASE("menu file reference and duplicate errors", "[pos]") {
 
 TEST_CASE("menu prices are numbers at least 0", "[pos]") {
     const auto products = [](std::string_view price) {
-        return two_brands_with("products",
-                               json::parse(R"([{"id": "P-1", "brand_id": "BRAND-A", "branches": [])" +
-                                           std::string(price) + "}]"));
+        return two_brands_with("products", json::parse(R"([{"id": "P-1", "brand_id": "BRAND-A", "branches": [])" +
+                                                       std::string(price) + "}]"));
     };
     CHECK(products("") == "/products/0/price: required\n");
     CHECK(products(R"(, "price": "20")") == "/products/0/price: must be a number\n");
