@@ -348,6 +348,7 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
                                   {"pos_order_id", r.pos_order_id}});
     if (options_.metrics) {
         options_.metrics->forward_finished(r.state);
+        // The hub's clock against the database's storage time: skew between the two hosts shows up here.
         if (r.state == "delivered" && !job.scheduled) {
             const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             options_.metrics->forward_latency(std::max(0.0, now - job.stored_at));

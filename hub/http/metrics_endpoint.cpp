@@ -69,17 +69,22 @@ MetricsEndpoint::MetricsEndpoint(common::db::Pool& pool, metrics::HubMetrics& me
 }
 
 void MetricsEndpoint::watch(const ingest::RateLimiter& limiter) {
-    metrics_.registry.collector(
-        "orderhub_rate_limited_total",
-        "Webhook requests refused by the per-partner rate limit (429), by partner id; partner=\"\" is the total.",
-        Type::counter, [&limiter](Writer& w) {
-            std::uint64_t total = 0;
-            for (const auto& [partner, n] : limiter.refusals()) {
-                total += n;
-                w.sample("orderhub_rate_limited_total", {{"partner", partner}}, static_cast<double>(n));
-            }
-            w.sample("orderhub_rate_limited_total", {{"partner", ""}}, static_cast<double>(total));
-        });
+    // Two families, so that sum() over the per-partner one never double-counts a total. One series per partner
+    // that was ever refused (partners are few; the label is the partner's id, never its key).
+    metrics_.registry.collector("orderhub_rate_limited_total",
+                                "Webhook requests refused by the per-partner rate limit (429), all partners.",
+                                Type::counter, [&limiter](Writer& w) {
+                                    std::uint64_t total = 0;
+                                    for (const auto& refused : limiter.refusals()) total += refused.second;
+                                    w.sample("orderhub_rate_limited_total", static_cast<double>(total));
+                                });
+    metrics_.registry.collector("orderhub_rate_limited_by_partner_total",
+                                "Webhook requests refused by the per-partner rate limit (429), by partner id.",
+                                Type::counter, [&limiter](Writer& w) {
+                                    for (const auto& [partner, n] : limiter.refusals())
+                                        w.sample("orderhub_rate_limited_by_partner_total", {{"partner", partner}},
+                                                 static_cast<double>(n));
+                                });
 }
 
 void MetricsEndpoint::watch(const common::http::Server& server) {

@@ -258,13 +258,13 @@ boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::s
         if (refusal) {
             co_await store_.record(std::move(inbox));
             Response refused = std::move(*refusal);
-            refused.note = note;
+            refused.note = std::move(note);
             refused.note.outcome = "invalid";
             co_return refused;
         }
         auto outcome = co_await store_.store(partner.id, std::move(*validated), std::move(inbox));
         Response stored = answer(outcome);
-        stored.note = note;
+        stored.note = std::move(note);
         stored.note.outcome = outcome_word(outcome.kind);
         stored.note.order_id = outcome.order_id;
         co_return stored;
@@ -277,7 +277,7 @@ boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::s
     Response failed = down ? unavailable(updated)
                            : webhook_failure(500, "internal_error", "internal error; the request was not stored",
                                              {}, updated);
-    failed.note = note;
+    failed.note = std::move(note);
     failed.note.outcome = down ? "unavailable" : "error";
     co_return failed;
 }
