@@ -47,11 +47,22 @@ std::string time_option(const ParsedArgs& args, const std::string& name) {
     return *sql;
 }
 
-int one_order(const ParsedArgs& args, const std::string& id) {
+int one_order(const ParsedArgs& args, const std::string& given) {
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
-    if (tx.exec_params("SELECT 1 FROM hub.orders WHERE id = $1", id).empty())
-        throw UserError("no order with id '" + id + "'");
+    // A hub order id, or else the platform's order id when exactly one partner used it.
+    std::string id = given;
+    if (tx.exec_params("SELECT 1 FROM hub.orders WHERE id = $1", id).empty()) {
+        auto matches = tx.exec_params("SELECT id FROM hub.orders WHERE external_id = $1 ORDER BY id LIMIT 11", given);
+        if (matches.empty()) throw UserError("no order with id or platform order id '" + given + "'");
+        if (matches.size() > 1) {
+            std::string ids;
+            for (const auto& m : matches) ids += (ids.empty() ? "" : ", ") + m[0].as<std::string>();
+            throw UserError("platform order id '" + given + "' is used by several partners; give the hub order id: " +
+                            ids);
+        }
+        id = matches[0][0].as<std::string>();
+    }
     boost::json::array rows;
     for (const auto& r : tx.exec_params("SELECT " + kColumns +
                                             " FROM hub.order_status_log l JOIN hub.orders o ON o.id = l.order_id "
@@ -101,7 +112,7 @@ int audit(const ParsedArgs& args) {
 std::vector<common::cli::Command> audit_commands() {
     return {
         {{"audit"},
-         "an order's status log, oldest first; or a branch's status log between two times",
+         "an order's status log, oldest first (by hub or platform order id); or a branch's between two times",
          "ORDER_ID | --branch B --since T --until T",
          db_options({{.name = "branch", .help = "the branch whose status log to show", .placeholder = "B"},
                      {.name = "since",

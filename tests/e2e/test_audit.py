@@ -61,6 +61,10 @@ post(updated("A-1", "assigned", "2024-05-01 18:05:00"))  # arrives late: recorde
 b = post(created("B-1", time="2024-05-01 19:00:00"))
 post(updated("B-1", "cancelled", "2024-05-01 19:10:00"))
 c = post(created("C-1", item="P-NOT-ON-MENU", time="2024-05-02 09:00:00"))  # the POS refuses it
+# Another platform that uses the same order id B-1 (outside the time ranges below).
+other = json.loads(cli(HUB, "partner", "create", "--name", "Other", "--json", env=henv).stdout)
+other_hook = "/webhooks/" + other["webhook_url"].rsplit("/webhooks/", 1)[1]
+eq(hub.request("POST", other_hook, created("B-1", time="2024-05-05 10:00:00"))[0], 200, "another partner's B-1")
 
 
 def job(order_id):
@@ -98,6 +102,12 @@ try:
     lines = r.stdout.strip().split("\n")
     check(lines[0].split()[:3] == ["id", "status", "source"] and len(lines) == len(rows) + 1,
           f"audit text: header and rows ({r.stdout})")
+    # By the platform's order id too, when one partner used it.
+    r = run(HUB, "audit", "A-1", "--json", env=aenv)
+    eq((r.returncode, json.loads(r.stdout) if r.returncode == 0 else None), (0, rows), "audit by platform order id")
+    r = run(HUB, "audit", "B-1", env=aenv)
+    eq(r.returncode, 1, "a platform order id two partners used: exit 1")
+    check("several partners" in r.stderr and b in r.stderr, f"... and the hub ids to choose from ({r.stderr})")
     r = run(HUB, "audit", "no-such-order", env=aenv)
     eq(r.returncode, 1, "unknown order: exit 1")
     check("no order" in r.stderr and r.stderr.count("\n") == 1, f"unknown order: one clear line ({r.stderr})")
