@@ -58,8 +58,8 @@ int one_order(const ParsedArgs& args, const std::string& given) {
         if (matches.size() > 1) {
             std::string ids;
             for (const auto& m : matches) ids += (ids.empty() ? "" : ", ") + m[0].as<std::string>();
-            throw UserError("platform order id '" + given + "' is used by several partners; give the hub order id: " +
-                            ids);
+            throw UserError("platform order id '" + given +
+                            "' is used by several partners; give the hub order id: " + ids);
         }
         id = matches[0][0].as<std::string>();
     }

@@ -78,13 +78,13 @@ void MetricsEndpoint::watch(const ingest::RateLimiter& limiter) {
                                     for (const auto& refused : limiter.refusals()) total += refused.second;
                                     w.sample("orderhub_rate_limited_total", static_cast<double>(total));
                                 });
-    metrics_.registry.collector("orderhub_rate_limited_by_partner_total",
-                                "Webhook requests refused by the per-partner rate limit (429), by partner id.",
-                                Type::counter, [&limiter](Writer& w) {
-                                    for (const auto& [partner, n] : limiter.refusals())
-                                        w.sample("orderhub_rate_limited_by_partner_total", {{"partner", partner}},
-                                                 static_cast<double>(n));
-                                });
+    metrics_.registry.collector(
+        "orderhub_rate_limited_by_partner_total",
+        "Webhook requests refused by the per-partner rate limit (429), by partner id.", Type::counter,
+        [&limiter](Writer& w) {
+            for (const auto& [partner, n] : limiter.refusals())
+                w.sample("orderhub_rate_limited_by_partner_total", {{"partner", partner}}, static_cast<double>(n));
+        });
 }
 
 void MetricsEndpoint::watch(const common::http::Server& server) {

@@ -2,9 +2,13 @@
 exactly what was sent (webhooks by event, outcome and status; forwarding attempts and outcomes; rate-limit
 refusals per partner), outbox depth by state read from the database, readiness, at most one database read per
 second however often it is scraped, and every metric the alert rules of deploy/prometheus/alerts.yml use."""
+import http.client
 import json
 import os
 import re
+import signal
+import socket
+import subprocess
 import time
 
 from harness import HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env, psql, run
@@ -234,5 +238,38 @@ eq(value(p1, "orderpos_http_requests_total", route="other", status="404")
 check(value(p1, "orderpos_http_requests_total", route="orders", status="201") >= 3, "orderpos: orders counted")
 
 hub.stop()
+
+# ORDERHUB_LOG_FORMAT=text: the same lines for humans, key=value.
+probe = socket.socket()
+probe.bind(("127.0.0.1", 0))
+port = probe.getsockname()[1]
+probe.close()
+env = dict(os.environ)
+env.update(henv)
+env["ORDERHUB_LOG_FORMAT"] = "text"
+text_hub = subprocess.Popen([HUB, "serve", "--role", "api", "--listen", f"127.0.0.1:{port}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+try:
+    deadline = time.time() + 20
+    answered = None
+    while time.time() < deadline and answered is None:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("POST", hook, body=json.dumps(order("T-1")), headers={"Content-Type": "application/json"})
+            answered = conn.getresponse().status
+            conn.close()
+        except OSError:
+            time.sleep(0.1)
+    eq(answered, 200, "a text-logging hub stores an order")
+finally:
+    text_hub.send_signal(signal.SIGTERM)
+    err = text_hub.communicate(timeout=15)[1]
+request_lines = [l for l in err.split("\n") if " info request " in l]
+check(any(l.startswith("20") and "route=/webhooks/{key}" in l and "status=200" in l and "event=order_created" in l
+          and "external_id=T-1" in l and f"partner={partner['id']}" in l for l in request_lines),
+      f"text log: one key=value request line ({err[-800:]})")
+check(not any(l.startswith("{") for l in err.split("\n")), "text log: no JSON lines")
+check("+966500000001" not in err, "text log: no phone number")
+
 pos.stop()
 finish()
