@@ -3,12 +3,12 @@
 #include <boost/asio/io_context.hpp>
 
 #include "common/app/service.hpp"
+#include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/secrets.hpp"
-#include "common/db/migrate.hpp"
 #include "hub/http/metrics_endpoint.hpp"
 #include "hub/http/routes.hpp"
 #include "hub/metrics/hub_metrics.hpp"

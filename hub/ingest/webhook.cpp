@@ -216,8 +216,7 @@ boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::s
     std::optional<Response> refusal;
     std::optional<Validated> validated;
     bool updated = false;
-
-    auto refuse = [&](Response&& r, std::string_view code) {
+    auto refuse = [&](Response r, std::string_view code) {
         inbox.http_status = r.status;
         inbox.outcome = "rejected";
         inbox.error_code = std::string(code);
