@@ -3,6 +3,7 @@
 #include <pqxx/except>
 
 #include "common/log/log.hpp"
+#include "common/metrics/metrics.hpp"
 
 namespace common::db {
 
@@ -46,9 +47,10 @@ Pool::~Pool() {
 }
 
 void Pool::enqueue(Job job) {
+    const auto now = options_.queue_wait ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     {
         std::lock_guard lock(mutex_);
-        queue_.push_back(std::move(job));
+        queue_.push_back(Queued{std::move(job), now});
     }
     cv_.notify_one();
 }
@@ -63,15 +65,19 @@ void Pool::worker_loop() {
     std::uint64_t conn_epoch = 0;
     for (;;) {
         Job job;
+        std::chrono::steady_clock::time_point since;
         {
             std::unique_lock lock(mutex_);
             cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
             if (queue_.empty()) return;  // stopping and drained
-            job = std::move(queue_.front());
+            job = std::move(queue_.front().job);
+            since = queue_.front().since;
             queue_.pop_front();
             ++busy_;
             ++jobs_;
         }
+        if (options_.queue_wait)
+            options_.queue_wait->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
         // Another worker saw the server go away: this connection is very likely dead too.
         if (conn && conn_epoch != epoch_.load()) conn.reset();
         std::exception_ptr setup_error;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -19,6 +20,10 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+namespace common::metrics {
+class Histogram;
+}
 
 namespace common::db {
 
@@ -51,6 +56,8 @@ public:
         std::size_t workers = 4;
         /// Runs on each new connection (prepare statements, set session parameters).
         std::function<void(pqxx::connection&)> on_connect;
+        /// When set, each job's wait in the queue (seconds) is observed here (lock-free).
+        metrics::Histogram* queue_wait = nullptr;
     };
 
     explicit Pool(Options options);
@@ -83,7 +90,11 @@ private:
     Options options_;
     mutable std::mutex mutex_;
     std::condition_variable cv_;
-    std::deque<Job> queue_;
+    struct Queued {
+        Job job;
+        std::chrono::steady_clock::time_point since;
+    };
+    std::deque<Queued> queue_;
     bool stopping_ = false;
     std::size_t busy_ = 0;
     std::uint64_t jobs_ = 0;

@@ -23,6 +23,16 @@ struct Request {
     std::optional<std::string_view> header(std::string_view name) const;
 };
 
+/// What a handler tells the access log and the metrics about a request it answered. Never secrets, keys,
+/// bodies or phone numbers.
+struct Annotations {
+    std::string_view event;    ///< the webhook's event when known; static strings only
+    std::string_view outcome;  ///< a short word from a fixed set ("created", "invalid", ...); static strings only
+    std::string partner;       ///< the partner's id (not its key), when the key was known
+    std::string order_id;      ///< the hub order id, when known
+    std::string external_id;   ///< the platform's order id, when known
+};
+
 /// A response; `body` is sent as is with `content_type`.
 struct Response {
     unsigned status = 200;
@@ -30,6 +40,7 @@ struct Response {
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers;
     bool close = false;  ///< close the connection after this response
+    Annotations note;    ///< for the access log and metrics; not sent
 };
 
 /// A JSON response.

@@ -1,5 +1,6 @@
 #include "common/log/log.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json/serialize.hpp>
 #include <chrono>
@@ -47,24 +48,37 @@ bool parse_format(std::string_view text, Format& out) {
     return true;
 }
 
-void write(Level level, std::string_view message, Fields fields) {
-    std::string line;
-    if (g_format.load() == Format::json) {
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message,
+                        Fields fields) {
+    if (format == Format::json) {
         boost::json::object o;
-        o["time"] = now_iso();
+        o["time"] = time;
         o["level"] = level_name(level);
         o["msg"] = message;
         for (const auto& [k, v] : fields) o[k] = v.json;
-        line = boost::json::serialize(o);
-    } else {
-        line = now_iso() + " " + level_name(level) + " " + std::string(message);
-        for (const auto& [k, v] : fields) {
-            line += " ";
-            line += k;
-            line += "=";
-            line += v.json.is_string() ? std::string(v.json.get_string()) : boost::json::serialize(v.json);
-        }
+        return boost::json::serialize(o);
     }
+    std::string line = std::string(time) + " " + level_name(level) + " " + std::string(message);
+    for (const auto& [k, v] : fields) {
+        line += " ";
+        line += k;
+        line += "=";
+        if (!v.json.is_string()) {
+            line += boost::json::serialize(v.json);
+            continue;
+        }
+        std::string_view text = v.json.get_string();
+        // Quoted when a reader could not tell where the value ends (or when it is empty).
+        const bool plain = !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
+            return c == ' ' || c == '"' || c == '=' || static_cast<unsigned char>(c) < 0x20;
+        });
+        line += plain ? std::string(text) : boost::json::serialize(v.json);
+    }
+    return line;
+}
+
+void write(Level level, std::string_view message, Fields fields) {
+    std::string line = format_line(g_format.load(), now_iso(), level, message, fields);
     line += '\n';
     std::lock_guard lock(g_mutex);
     std::fwrite(line.data(), 1, line.size(), stderr);

@@ -32,6 +32,11 @@ struct Value {
 
 using Fields = std::initializer_list<std::pair<std::string_view, Value>>;
 
+/// One line without its line feed: a JSON object {time, level, msg, fields...}, or for humans
+/// `TIME LEVEL message key=value ...` (values with spaces, quotes, `=` or control characters are JSON-quoted).
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message,
+                        Fields fields);
+
 /// Writes one line to stderr: time, level, message and fields. Never pass secrets, bodies or full phones.
 void write(Level level, std::string_view message, Fields fields = {});
 

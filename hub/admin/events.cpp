@@ -106,33 +106,6 @@ int replay(const ParsedArgs& args) {
     return response.status >= 200 && response.status < 300 ? 0 : 1;
 }
 
-int audit(const ParsedArgs& args) {
-    const std::string id = one_positional(args, "order id");
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    if (tx.exec_params("SELECT 1 FROM hub.orders WHERE id = $1", id).empty())
-        throw UserError("no order with id '" + id + "'");
-    boost::json::array rows;
-    for (const auto& r : tx.exec_params(std::string("SELECT id, status, source, to_char(event_time AT TIME ZONE 'UTC', ") +
-                                            kIso + "), to_char(received_at AT TIME ZONE 'UTC', " + kIso +
-                                            "), applied, actor, detail, branch_id, partner_id "
-                                            "FROM hub.order_status_log WHERE order_id = $1 ORDER BY event_time, id",
-                                        id)) {
-        rows.push_back({{"id", r[0].as<long long>()},
-                        {"status", r[1].c_str()},
-                        {"source", r[2].c_str()},
-                        {"event_time", r[3].c_str()},
-                        {"received_at", r[4].c_str()},
-                        {"applied", r[5].as<bool>()},
-                        {"actor", nullable(r[6])},
-                        {"detail", nullable(r[7])},
-                        {"branch_id", r[8].c_str()},
-                        {"partner_id", r[9].c_str()}});
-    }
-    print_rows(args, rows, {"id", "status", "source", "event_time", "received_at", "applied", "actor"});
-    return 0;
-}
-
 }  // namespace
 
 std::vector<common::cli::Command> event_commands() {
@@ -146,7 +119,6 @@ std::vector<common::cli::Command> event_commands() {
         {{"events", "replay"},
          "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
          "EVENT_ID", db_options(), replay},
-        {{"audit"}, "an order's status log, oldest first", "ORDER_ID", db_options(), audit},
     };
 }
 

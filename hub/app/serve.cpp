@@ -3,12 +3,15 @@
 #include <boost/asio/io_context.hpp>
 
 #include "common/app/service.hpp"
+#include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/secrets.hpp"
+#include "hub/http/metrics_endpoint.hpp"
 #include "hub/http/routes.hpp"
+#include "hub/metrics/hub_metrics.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/webhook.hpp"
@@ -42,7 +45,11 @@ int serve(const common::config::ParsedArgs& args) {
         fopts.lease = std::chrono::seconds(number("forward-lease-seconds", 5, 3600));
     }
 
-    common::db::Pool pool({.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = db::prepare_serving});
+    metrics::HubMetrics hub_metrics;
+    common::db::Pool pool({.url = cfg.database_url,
+                           .workers = cfg.db_workers,
+                           .on_connect = db::prepare_serving,
+                           .queue_wait = &hub_metrics.pool_wait()});
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
@@ -53,11 +60,16 @@ int serve(const common::config::ParsedArgs& args) {
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
     hub::http::Routes routes(pool, api ? &webhooks : nullptr);
+    hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
+    routes.serve_metrics(&metrics_endpoint);
+    metrics_endpoint.watch(webhooks.limiter());
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
-                                hub::http::access_log, cfg.tls);
+                                hub::http::observed_access_log(hub_metrics), cfg.tls);
+    metrics_endpoint.watch(server);
     server.start();
     std::unique_ptr<forward::Forwarder> forwarder;
     if (forwarding) {
+        fopts.metrics = &hub_metrics;
         forwarder = std::make_unique<forward::Forwarder>(ioc, pool, *box, fopts);
         forwarder->start();
     }

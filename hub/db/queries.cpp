@@ -231,12 +231,20 @@ constexpr const char* kJobSourcesSql = R"(
 SELECT o.id, coalesce(b.pos_branch_id, b.id), o.brand_id, p.label, o.external_id, o.note,
        (o.subtotal * 1000)::bigint, (o.tax * 1000)::bigint, (o.total * 1000)::bigint, b.auto_accept,
        o.customer_name, o.customer_phone, o.delivery_status,
-       c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file, c.environment
+       c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file, c.environment,
+       extract(epoch FROM o.created_at)::float8, o.is_schedule
 FROM hub.orders o
 JOIN hub.branches b ON b.id = o.branch_id
 JOIN hub.partners p ON p.id = o.partner_id
 LEFT JOIN hub.pos_connections c ON c.brand_id = o.brand_id AND c.environment = $2
 WHERE o.id = ANY($1::text[]))";
+
+// Served by the partial index forward_jobs_open_idx (sql/hub/0007_observability.sql): delivered and cancelled
+// jobs, nearly all of the table, are never read.
+constexpr const char* kOutboxDepthSql = R"(
+SELECT state, count(*),
+       extract(epoch FROM now() - min(CASE WHEN attempts = 0 THEN greatest(due_at, created_at) ELSE created_at END))::float8
+FROM hub.forward_jobs WHERE state NOT IN ('delivered', 'cancelled') GROUP BY state)";
 
 constexpr const char* kJobItemsSql = R"(
 SELECT order_id, line_no, item_id, quantity, (price * 1000)::bigint, note FROM hub.order_items
@@ -346,6 +354,7 @@ void prepare_all(pqxx::connection_base& conn) {
     conn.prepare(kInsertStatusRow, kInsertStatusRowSql);
     conn.prepare(kStoreToken, kStoreTokenSql);
     conn.prepare(kReleaseJobs, kReleaseJobsSql);
+    conn.prepare(kOutboxDepth, kOutboxDepthSql);
 }
 
 }  // namespace hub::db

@@ -92,4 +92,8 @@ inline constexpr const char* kStoreToken = "store_token";
 /// $1 forwarder: gives its claimed jobs back (graceful stop).
 inline constexpr const char* kReleaseJobs = "release_jobs";
 
+/// For /metrics: per open state (not delivered nor cancelled) -> state, jobs, seconds since the oldest one began
+/// waiting (its due time before the first attempt, its storage after; may be negative for orders not due yet).
+inline constexpr const char* kOutboxDepth = "outbox_depth";
+
 }  // namespace hub::db

@@ -16,6 +16,7 @@
 #include "common/log/log.hpp"
 #include "hub/forward/policy.hpp"
 #include "hub/forward/secrets.hpp"
+#include "hub/metrics/hub_metrics.hpp"
 
 namespace hub::forward {
 namespace {
@@ -327,14 +328,44 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
             }
         }
     }
+    // One line per HTTP exchange and one for the claim's end, each with the hub order id and the platform's
+    // (the webhook's request line has both), so that an operator can follow an order from webhook to POS.
+    int exchange = r.first_attempt;
+    for (const auto& a : r.attempts) {
+        const bool login = a.outcome == "logged_in" || a.outcome == "login_failed";
+        common::log::write(a.outcome == "delivered" || a.outcome == "logged_in" ? common::log::Level::info
+                                                                                : common::log::Level::warn,
+                           "forward attempt", {{"forwarder", options_.id},
+                                               {"order_id", r.order_id},
+                                               {"external_id", job.source.external_id},
+                                               {"partner_label", job.source.partner_label},
+                                               {"attempt", exchange++},
+                                               {"call", login ? "login" : "order"},
+                                               {"outcome", a.outcome},
+                                               {"http_status", a.http_status},
+                                               {"latency_ms", a.latency_ms},
+                                               {"error", a.error}});
+        if (options_.metrics) options_.metrics->forward_attempt(a.outcome, a.latency_ms);
+    }
     const auto& last = r.attempts.empty() ? AttemptRecord{} : r.attempts.back();
     common::log::info("forward", {{"forwarder", options_.id},
                                   {"order_id", r.order_id},
+                                  {"external_id", job.source.external_id},
+                                  {"partner_label", job.source.partner_label},
+                                  {"pos_branch_id", job.source.pos_branch_id},
                                   {"attempt", job.attempt},
                                   {"state", r.state},
                                   {"http_status", last.http_status},
                                   {"latency_ms", last.latency_ms},
                                   {"pos_order_id", r.pos_order_id}});
+    if (options_.metrics) {
+        options_.metrics->forward_finished(r.state);
+        // The hub's clock against the database's storage time: skew between the two hosts shows up here.
+        if (r.state == "delivered" && !job.scheduled) {
+            const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+            options_.metrics->forward_latency(std::max(0.0, now - job.stored_at));
+        }
+    }
     // The outcome is known: record it, and keep trying while the database is away (a restart), for as long as
     // the claim is ours. Should that fail too, the lease expires and another claim re-sends; the POS's
     // partner_reference keeps that from doubling the order.

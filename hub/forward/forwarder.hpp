@@ -19,6 +19,10 @@ namespace common::db {
 class Pool;
 }
 
+namespace hub::metrics {
+class HubMetrics;
+}
+
 namespace hub::forward {
 
 struct ForwarderOptions {
@@ -29,6 +33,7 @@ struct ForwarderOptions {
     std::chrono::milliseconds poll_interval{1000};
     std::chrono::seconds lease{120};    ///< longer than a delivery with a re-login can take
     common::http::ClientOptions client;
+    metrics::HubMetrics* metrics = nullptr;  ///< attempts, outcomes and latency, when set
 };
 
 /// Delivers stored orders to their branch's POS: claims due jobs (FOR UPDATE SKIP LOCKED, with a lease),

@@ -60,6 +60,8 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
         if (!r[10].is_null()) s.customer_name = r[10].as<std::string>();
         if (!r[11].is_null()) s.customer_phone = r[11].as<std::string>();
         j.delivery_status = r[12].as<std::string>();
+        j.stored_at = r[19].as<double>();
+        j.scheduled = r[20].as<bool>();
         if (!r[13].is_null())
             j.connection = PosConnection{s.brand_id,           r[18].as<std::string>(), r[13].as<std::string>(),
                                          text_or_empty(r[14]), text_or_empty(r[15]),    text_or_empty(r[16]),

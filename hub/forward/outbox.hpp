@@ -32,6 +32,8 @@ struct ClaimedJob {
     std::string order_id;
     int attempt = 0;  ///< this attempt's number (1 for the first)
     std::string delivery_status;
+    double stored_at = 0;    ///< the order's storage, Unix seconds (forwarding latency)
+    bool scheduled = false;  ///< a scheduled order (its wait is on purpose)
     PosSource source;
     std::optional<PosConnection> connection;
 };

@@ -7,6 +7,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/http/metrics_endpoint.hpp"
 #include "hub/ingest/webhook.hpp"
 
 namespace hub::http {
@@ -25,13 +26,28 @@ Response render_error(std::string_view target, unsigned status, std::string_view
 
 void access_log(const Request& req, const Response& res, std::chrono::microseconds latency) {
     // The path of a webhook carries the partner's key: log only its route, never the key.
-    std::string_view route = req.path;
-    if (route.rfind("/webhooks/", 0) == 0) route = "/webhooks/{key}";
-    common::log::info("request", {{"request_id", req.request_id},
-                                  {"method", req.method},
-                                  {"route", route},
-                                  {"status", res.status},
-                                  {"latency_us", latency.count()}});
+    // 5xx answers are the hub's failures: logged as errors so that they stand out.
+    const auto level = res.status >= 500 ? common::log::Level::error : common::log::Level::info;
+    if (req.path.rfind("/webhooks/", 0) != 0) {
+        common::log::write(level, "request", {{"request_id", req.request_id},
+                                              {"method", req.method},
+                                              {"route", req.path},
+                                              {"status", res.status},
+                                              {"latency_us", latency.count()}});
+        return;
+    }
+    // Who and what (set by the webhook handler; empty when the server refused the request before it).
+    const auto& n = res.note;
+    common::log::write(level, "request", {{"request_id", req.request_id},
+                                          {"method", req.method},
+                                          {"route", "/webhooks/{key}"},
+                                          {"status", res.status},
+                                          {"latency_us", latency.count()},
+                                          {"partner", n.partner},
+                                          {"event", n.event},
+                                          {"outcome", n.outcome.empty() ? "refused" : n.outcome},
+                                          {"order_id", n.order_id},
+                                          {"external_id", n.external_id}});
 }
 
 Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks)
@@ -49,6 +65,7 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
             co_return co_await webhooks_->handle(std::move(req), std::move(key));
         co_return render_error(req.target, 404, "unknown_key", "unknown or disabled webhook URL");
     }
+    if (req.path == "/metrics" && metrics_ != nullptr) co_return co_await metrics_->handle(req);
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);
     co_return render_error(req.target, 404, "not_found", "no such endpoint");
 }

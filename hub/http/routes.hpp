@@ -16,6 +16,8 @@ class WebhookHandler;
 
 namespace hub::http {
 
+class MetricsEndpoint;
+
 /// The hub's HTTP surface: health, readiness and (later) webhooks. Holds references only.
 class Routes {
 public:
@@ -23,11 +25,14 @@ public:
     Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
+    /// Serves `GET /metrics` from `metrics` (which must outlive the routes); without it /metrics is 404.
+    void serve_metrics(MetricsEndpoint* metrics) { metrics_ = metrics; }
 
 private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::app::HealthTarget health_;
     ingest::WebhookHandler* webhooks_;
+    MetricsEndpoint* metrics_ = nullptr;
 };
 
 /// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.

@@ -21,7 +21,16 @@ std::optional<std::chrono::milliseconds> RateLimiter::take(const std::string& pa
         b.tokens -= 1.0;
         return std::nullopt;
     }
+    ++b.refused;
     return std::chrono::milliseconds(static_cast<long long>(std::ceil((1.0 - b.tokens) / rate * 1000.0)));
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> RateLimiter::refusals() const {
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    std::lock_guard lock(mutex_);
+    for (const auto& [partner, b] : buckets_)
+        if (b.refused > 0) out.emplace_back(partner, b.refused);
+    return out;
 }
 
 }  // namespace hub::ingest

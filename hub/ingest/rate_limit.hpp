@@ -4,7 +4,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <cstdint>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace hub::ingest {
 
@@ -24,12 +27,16 @@ public:
     std::optional<std::chrono::milliseconds> take(const std::string& partner, const RateLimit& limit,
                                                   Clock::time_point now = Clock::now());
 
+    /// Refusals so far per partner id (partners never refused are left out); for /metrics.
+    std::vector<std::pair<std::string, std::uint64_t>> refusals() const;
+
 private:
     struct Bucket {
         double tokens = 0;
         Clock::time_point updated;
+        std::uint64_t refused = 0;
     };
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::unordered_map<std::string, Bucket> buckets_;
 };
 

@@ -14,6 +14,7 @@ namespace hub::ingest {
 namespace {
 
 using common::http::Request;
+using common::http::Annotations;
 using common::http::Response;
 
 constexpr std::string_view kRulesBroken = "the webhook breaks the interface's rules: see details";
@@ -49,6 +50,28 @@ std::string known_event(const boost::json::value& body) {
 
 boost::json::array one_detail(std::string_view path, std::string_view message) {
     return boost::json::array{boost::json::object{{"path", path}, {"message", message}}};
+}
+
+/// Marks an answer for the access log and the metrics.
+void mark(Response& r, std::string_view outcome, const std::string& partner = {}) {
+    r.note.outcome = outcome;
+    r.note.partner = partner;
+}
+
+/// The outcome word of a storage result (HubMetrics::kOutcomes).
+std::string_view outcome_word(StoreOutcome::Kind kind) {
+    using Kind = StoreOutcome::Kind;
+    switch (kind) {
+        case Kind::created: return "created";
+        case Kind::duplicate: return "duplicate";
+        case Kind::conflict: return "conflict";
+        case Kind::unknown_branch: return "unknown_branch";
+        case Kind::appended: return "appended";
+        case Kind::repeated: return "repeated";
+        case Kind::order_not_found: return "order_not_found";
+        case Kind::branch_mismatch: return "branch_mismatch";
+    }
+    return "error";
 }
 
 /// The answer to a stored (or refused at storage) webhook.
@@ -112,27 +135,40 @@ Response webhook_failure(unsigned status, std::string_view code, std::string_vie
 
 boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string key) {
     if (req.method != "POST") {
-        auto r = webhook_failure(405, "method_not_allowed", "webhooks are delivered with POST");
-        r.headers.emplace_back("Allow", "POST");
-        co_return r;
+        auto not_post = webhook_failure(405, "method_not_allowed", "webhooks are delivered with POST");
+        not_post.headers.emplace_back("Allow", "POST");
+        mark(not_post, "method_not_allowed");
+        co_return not_post;
     }
     std::optional<Partner> partner;
+    bool lookup_failed = false;
     try {
         partner = co_await partners_.find(std::move(key));
     } catch (const std::exception&) {
-        if (common::db::is_unavailable(std::current_exception())) co_return unavailable();
-        throw;
+        if (!common::db::is_unavailable(std::current_exception())) throw;
+        lookup_failed = true;
     }
-    if (!partner) co_return webhook_failure(404, "unknown_key", "unknown or disabled webhook URL");
+    if (!partner && lookup_failed) {
+        auto lookup_down = unavailable();
+        mark(lookup_down, "unavailable");
+        co_return lookup_down;
+    }
+    if (!partner) {
+        auto unknown = webhook_failure(404, "unknown_key", "unknown or disabled webhook URL");
+        mark(unknown, "unknown_key");
+        co_return unknown;
+    }
     if (limiting_) {
         // Before any work and any write: a flood costs a hash lookup, not a database row (so 429s are not in the
         // inbox; the platform sends the request again).
         const RateLimit limit{partner->rate_per_second.value_or(rate_defaults_.per_second),
                               partner->rate_burst.value_or(rate_defaults_.burst)};
         if (auto wait = limiter_.take(partner->id, limit)) {
-            auto r = webhook_failure(429, "rate_limited", "too many requests for this partner; retry later");
-            r.headers.emplace_back("Retry-After", std::to_string(std::max<long long>(1, (wait->count() + 999) / 1000)));
-            co_return r;
+            auto limited = webhook_failure(429, "rate_limited", "too many requests for this partner; retry later");
+            limited.headers.emplace_back("Retry-After",
+                                         std::to_string(std::max<long long>(1, (wait->count() + 999) / 1000)));
+            mark(limited, "rate_limited", partner->id);
+            co_return limited;
         }
     }
     std::string headers = kept_headers(req);
@@ -151,11 +187,17 @@ boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string
             try {
                 co_await store_.record(std::move(inbox));
             } catch (const std::exception& e) {
-                if (common::db::is_unavailable(std::current_exception())) co_return unavailable();
-                common::log::error("webhook failed", {{"request_id", req.request_id}, {"error", e.what()}});
-                co_return webhook_failure(500, "internal_error", "internal error; the request was not stored");
+                const bool down = common::db::is_unavailable(std::current_exception());
+                if (!down) common::log::error("webhook failed", {{"request_id", req.request_id}, {"error", e.what()}});
+                auto record_failed =
+                    down ? unavailable()
+                         : webhook_failure(500, "internal_error", "internal error; the request was not stored");
+                mark(record_failed, down ? "unavailable" : "error", partner->id);
+                co_return record_failed;
             }
-            co_return signature_refused();
+            auto unsigned_answer = signature_refused();
+            mark(unsigned_answer, "unauthorized", partner->id);
+            co_return unsigned_answer;
         }
     }
     co_return co_await process(std::move(*partner), std::move(req.body), std::move(req.request_id), std::move(headers),
@@ -203,18 +245,40 @@ boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::s
         }
     }
 
+    // Who and what, for the access log and the metrics (the inbox row is moved into the store below).
+    Annotations note;
+    note.partner = partner.id;
+    note.event = updated                             ? kEventOrderUpdated
+                 : inbox.event == kEventOrderCreated ? kEventOrderCreated
+                                                     : std::string_view();
+    note.external_id = inbox.external_id;
+    bool down = false;
     try {
         if (refusal) {
             co_await store_.record(std::move(inbox));
-            co_return std::move(*refusal);
+            Response refused = std::move(*refusal);
+            refused.note = std::move(note);
+            refused.note.outcome = "invalid";
+            co_return refused;
         }
         auto outcome = co_await store_.store(partner.id, std::move(*validated), std::move(inbox));
-        co_return answer(outcome);
+        Response stored = answer(outcome);
+        stored.note = std::move(note);
+        stored.note.outcome = outcome_word(outcome.kind);
+        stored.note.order_id = outcome.order_id;
+        co_return stored;
     } catch (const std::exception& e) {
-        if (common::db::is_unavailable(std::current_exception())) co_return unavailable(updated);
-        common::log::error("webhook failed", {{"request_id", request_id}, {"error", e.what()}});
-        co_return webhook_failure(500, "internal_error", "internal error; the request was not stored", {}, updated);
+        if (!common::db::is_unavailable(std::current_exception()))
+            common::log::error("webhook failed", {{"request_id", request_id}, {"error", e.what()}});
+        else
+            down = true;
     }
+    Response failed = down ? unavailable(updated)
+                           : webhook_failure(500, "internal_error", "internal error; the request was not stored",
+                                             {}, updated);
+    failed.note = std::move(note);
+    failed.note.outcome = down ? "unavailable" : "error";
+    co_return failed;
 }
 
 }  // namespace hub::ingest

@@ -38,6 +38,11 @@ public:
         limiting_ = true;
     }
 
+    /// The per-partner limiter (its refusal counts feed /metrics).
+    const RateLimiter& limiter() const { return limiter_; }
+
+    /// Answers one webhook request; the answer's `note` says partner, event, outcome and order ids for the
+    /// access log and the metrics.
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);
 
     /// Validates and stores one request body of `partner` with today's rules, records it in the inbox (with

@@ -5,6 +5,7 @@
 #include "common/app/service.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "pos/http/metrics.hpp"
 #include "pos/http/password_worker.hpp"
 #include "pos/http/routes.hpp"
 #include "pos/store/queries.hpp"
@@ -24,9 +25,11 @@ int serve(const common::config::ParsedArgs& args) {
     common::db::Pool pool(
         {.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = store::prepare_statements});
     pos::http::PasswordWorker passwords(*hash_threads);
+    pos::http::PosMetrics metrics;
     pos::http::Routes routes(pool, passwords);
+    routes.serve_metrics(&metrics);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), pos::http::render_error,
-                                pos::http::access_log, cfg.tls);
+                                metrics.access_log(), cfg.tls);
     server.start();
     common::log::info("listening",
                       {{"service", "orderpos"}, {"address", cfg.listen.host + ":" + std::to_string(server.port())}});

@@ -5,6 +5,7 @@
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "pos/http/login_handler.hpp"
+#include "pos/http/metrics.hpp"
 #include "pos/http/orders_handler.hpp"
 
 namespace pos::http {
@@ -28,6 +29,7 @@ common::http::Handler Routes::handler() {
 }
 
 boost::asio::awaitable<Response> Routes::handle(Request req) {
+    if (req.path == "/metrics" && metrics_ != nullptr) co_return metrics_->render(req);
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);
     const bool login = req.path == "/api/login";
     if (!login && req.path != "/api/orders") co_return render_error(req.target, 404, "not_found", "no such endpoint");

@@ -10,6 +10,8 @@
 
 namespace pos::http {
 
+class PosMetrics;
+
 /// The POS's HTTP surface: `POST /api/login`, `POST /api/orders`, `GET /healthz`, `GET /readyz`; 405 with
 /// `Allow` for another method, 404 for another path. Holds references only: `pool` and `passwords` must
 /// outlive it.
@@ -18,12 +20,15 @@ public:
     Routes(common::db::Pool& pool, PasswordWorker& passwords);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
+    /// Serves `GET /metrics` from `metrics` (which must outlive the routes); without it /metrics is 404.
+    void serve_metrics(const PosMetrics* metrics) { metrics_ = metrics; }
 
 private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::db::Pool& pool_;
     PasswordWorker& passwords_;
     common::app::HealthTarget health_;
+    const PosMetrics* metrics_ = nullptr;
 };
 
 /// One JSON log line per request.

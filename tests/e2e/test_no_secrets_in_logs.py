@@ -168,6 +168,9 @@ cli(HUB, "secrets", "rotate-key", env=hub_env(hub_url, ORDERHUB_NEW_SECRET_KEY=n
 time.sleep(2.5)  # the partner cache (2 s) forgets the secrets opened before the rotation
 eq(post(signed_path, order("L-7"), sign(order("L-7")))[0], 401, "a hub with the old key after rotate-key: 401")
 check(any("cannot be opened" in line for line in api.lines), "... logs an error")
+# A customer phone the validator refuses must not be echoed either.
+bad_phone = "+9665000000012345"
+eq(post(plain_path, order("L-9").replace("+966500000001", bad_phone))[0], 422, "an invalid phone: 422")
 api.stop()
 for name, svc in (("api", api), ("forwarder", fwd), ("forwarder with another key", fwd_wrong), ("orderpos", pos)):
     if svc is pos:
@@ -186,6 +189,16 @@ for sql in ("SELECT coalesce(string_agg(headers::text || coalesce(error_code, ''
             "SELECT coalesce(string_agg(secret_sealed, ' '), '') FROM hub.partner_signing_secrets",
             "SELECT coalesce(string_agg(concat_ws(' ', status, detail), ' '), '') FROM hub.order_status_log"):
     keep(f"database: {sql[:60]}", psql(hub_url, sql))
+
+# Full phone numbers: never in a log line or an HTTP answer (the stored order and `order show` keep them).
+phones = {"customer phone": "+966500000001", "customer phone without +": "966500000001",
+          "refused phone": bad_phone, "refused phone without +": bad_phone[1:]}
+phone_hits = [(name, where) for name, value in phones.items() for where, text in texts
+              if (where.endswith(" log") or where.startswith("answer")) and value in text]
+for name, where in phone_hits:
+    print(f"LEAK: {name} in {where}", flush=True)
+eq(phone_hits, [], "no full phone number in any log line or HTTP answer")
+check(any(" log" in w and '"external_id":"L-1"' in t for w, t in texts), "the phone test saw the order's log lines")
 
 hits = [(name, where) for name, value in secrets.items() for where, text in texts if value and value in text]
 for name, where in hits:

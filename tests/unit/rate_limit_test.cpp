@@ -32,3 +32,18 @@ TEST_CASE("rate limit: partners have buckets of their own", "[ratelimit]") {
     REQUIRE(wait);
     CHECK(*wait == 1000ms);
 }
+
+TEST_CASE("rate limit: refusals are counted per partner", "[ratelimit]") {
+    RateLimiter limiter;
+    const RateLimit limit{.per_second = 1, .burst = 1};
+    const auto t0 = RateLimiter::Clock::time_point{} + 1h;
+    CHECK(limiter.refusals().empty());
+    CHECK_FALSE(limiter.take("a", limit, t0));
+    CHECK(limiter.take("a", limit, t0));
+    CHECK(limiter.take("a", limit, t0));
+    CHECK_FALSE(limiter.take("b", limit, t0));
+    auto r = limiter.refusals();
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].first == "a");
+    CHECK(r[0].second == 2);
+}
