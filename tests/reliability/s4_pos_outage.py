@@ -4,7 +4,7 @@ import tempfile
 import time
 
 from faultproxy import FaultProxy
-from lib import SHORT, Platform, Setup, finish, free_port, log, reconcile
+from lib import SHORT, Platform, Setup, finish, free_port, log, psql, reconcile
 
 down, slow = (8, 6) if SHORT else (30, 15)
 setup = Setup(tempfile.mkdtemp(prefix="rel-s4-"))
@@ -36,6 +36,12 @@ merged.non200 = during.non200
 merged.latencies = during.latencies
 merged.bad_answers = before.bad_answers + during.bad_answers
 problems = reconcile("s4_pos_outage", setup, merged, delivery_timeout=180)
+failed = psql(setup.cluster.url, "SELECT count(*) FILTER (WHERE http_status IS NULL AND error LIKE '%connect%') || '|' || "
+                                 "count(*) FILTER (WHERE error LIKE '%timeout%' OR error LIKE '%timed out%') "
+                                 "FROM hub.pos_delivery_attempts WHERE outcome = 'retry'")
+print(f"attempts that met the outage: refused {failed.split('|')[0]}, timed out {failed.split('|')[1]}")
+if "0" in failed.split("|"):
+    problems.append(f"the forwarder did not meet both faults (refused|timed out: {failed}): the scenario did not run")
 if during.non200:
     problems.append(f"ingestion answered non-200 during the POS outage: {during.non200}")
 hub.stop()

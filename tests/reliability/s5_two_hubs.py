@@ -25,10 +25,19 @@ platform = Platform(lambda: front, setup.webhook_path, workers=16)
 load = platform.run_in_thread(seconds)
 time.sleep(seconds / 2 - 2)
 pos_proxy.set_mode("slow")
-time.sleep(2)
 victim, survivor = hubs[0], hubs[1]
+# Kill the victim while it holds deliveries (both forwarders claim from the same queue; either may win a wave).
+holding_deadline = time.time() + 20
+while time.time() < holding_deadline:
+    held = int(psql(setup.cluster.url, f"SELECT count(*) FROM hub.forward_jobs WHERE state = 'in_flight' "
+                                       f"AND claimed_by = '{ids[0]}'"))
+    if held >= 2:
+        break
+    time.sleep(0.1)
 log(f"SIGKILL {victim.name} (pid {victim.pid}, forwarder {ids[0]})")
 victim.kill9()
+# A COMMIT the victim sent just before it died may still land: read its claims once its backends are done.
+time.sleep(1)
 orphaned = psql(setup.cluster.url, f"SELECT order_id FROM hub.forward_jobs WHERE state = 'in_flight' "
                                    f"AND claimed_by = '{ids[0]}'").split()
 pos_proxy.set_mode("up")
