@@ -5,6 +5,8 @@
 #include "common/app/service.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/dashboard/api.hpp"
+#include "hub/dashboard/feed.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/secrets.hpp"
@@ -52,10 +54,13 @@ int serve(const common::config::ParsedArgs& args) {
     ingest::WebhookHandler webhooks(partners, store);
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
-    hub::http::Routes routes(pool, api ? &webhooks : nullptr);
+    dashboard::EventFeed feed(ioc, pool);
+    dashboard::Dashboard board(pool, feed, cfg.tls.has_value());
+    hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
                                 hub::http::access_log, cfg.tls);
     server.start();
+    if (api) feed.start();
     std::unique_ptr<forward::Forwarder> forwarder;
     if (forwarding) {
         forwarder = std::make_unique<forward::Forwarder>(ioc, pool, *box, fopts);
@@ -65,7 +70,11 @@ int serve(const common::config::ParsedArgs& args) {
                                     {"address", cfg.listen.host + ":" + std::to_string(server.port())},
                                     {"role", role}});
     return common::app::run_until_signal(ioc, server, cfg.io_threads,
-                                         {.on_stop = [&] { if (forwarder) forwarder->stop(); },
+                                         {.on_stop =
+                                              [&] {
+                                                  feed.stop();
+                                                  if (forwarder) forwarder->stop();
+                                              },
                                           .busy = [&] { return forwarder && forwarder->busy(); },
                                           .on_reload = common::app::reload_tls_on_hup(server)});
 }

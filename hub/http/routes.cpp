@@ -7,6 +7,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/dashboard/api.hpp"
 #include "hub/ingest/webhook.hpp"
 
 namespace hub::http {
@@ -34,8 +35,8 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                                   {"latency_us", latency.count()}});
 }
 
-Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks)
-    : health_{pool, "hub", common::db::migrations_hub(), render_error}, webhooks_(webhooks) {}
+Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard)
+    : health_{pool, "hub", common::db::migrations_hub(), render_error}, webhooks_(webhooks), dashboard_(dashboard) {}
 
 common::http::Handler Routes::handler() {
     return [this](Request req) { return handle(std::move(req)); };
@@ -50,6 +51,9 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
         co_return render_error(req.target, 404, "unknown_key", "unknown or disabled webhook URL");
     }
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);
+    if (dashboard_ != nullptr) {
+        if (auto r = co_await dashboard_->handle(req)) co_return std::move(*r);
+    }
     co_return render_error(req.target, 404, "not_found", "no such endpoint");
 }
 

@@ -14,13 +14,17 @@ namespace hub::ingest {
 class WebhookHandler;
 }
 
+namespace hub::dashboard {
+class Dashboard;
+}
+
 namespace hub::http {
 
-/// The hub's HTTP surface: health, readiness and (later) webhooks. Holds references only.
+/// The hub's HTTP surface: health, readiness, webhooks and the merchant dashboard. Holds references only.
 class Routes {
 public:
-    /// `webhooks` may be null (the forwarder role): webhook URLs then answer 404.
-    Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks);
+    /// `webhooks` and `dashboard` may be null (the forwarder role): their URLs then answer 404.
+    Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard = nullptr);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
 
@@ -28,6 +32,7 @@ private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::app::HealthTarget health_;
     ingest::WebhookHandler* webhooks_;
+    dashboard::Dashboard* dashboard_;
 };
 
 /// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.
