@@ -385,6 +385,12 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
         std::set<std::string> branches;
         for (const auto& [b, name] : user->branches)
             if (branch.empty() || b == branch) branches.insert(b);
+        // One line per stream (its end is the access-log line): who follows what, and where it resumed.
+        common::log::info("dashboard stream",
+                          {{"request_id", req.request_id},
+                           {"user_id", user->id},
+                           {"branches", static_cast<std::int64_t>(branches.size())},
+                           {"resume_after", last_id ? json::value(*last_id) : json::value(nullptr)}});
         Response r;
         r.content_type = "text/event-stream";
         r.headers.emplace_back("Cache-Control", "no-store");

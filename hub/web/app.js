@@ -4,7 +4,10 @@ import * as api from './api.js';
 import * as fmt from './format.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { user: null, branch: '', filter: 'today', orders: new Map(), selected: '', stream: null };
+const state = {
+  user: null, branch: '', filter: 'today', orders: new Map(), selected: '', stream: null, synced: false,
+  phones: new Map(), // order id -> phone opened by the user (kept across re-renders)
+};
 
 // ---- small DOM helpers (text only: nothing from the hub is ever parsed as HTML) ----
 function el(tag, attrs = {}, ...children) {
@@ -48,17 +51,22 @@ document.addEventListener('pointerdown', unlockAudio);
 document.addEventListener('keydown', unlockAudio);
 
 // ---- banners ----
-function banner(kind, text, orderId) {
+// Problem banners stay until dismissed; the others go after a minute. At most four at a time, newest first.
+const MAX_BANNERS = 4;
+function banner(kind, text, orderId, { sound = true } = {}) {
   const box = $('banners');
   const b = el('div', { class: `banner ${kind}`, role: 'alert', 'data-order-id': orderId || '' },
-    el('span', { text }),
-    el('span', {},
-      orderId ? el('button', { type: 'button', text: 'Open', onclick: () => select(orderId) }) : null,
-      ' ',
+    el('span', { class: 'text', text: text.length > 200 ? text.slice(0, 197) + '…' : text }),
+    el('span', { class: 'buttons' },
+      orderId ? el('button', { type: 'button', text: 'Open', onclick: () => { b.remove(); select(orderId); } }) : null,
       el('button', { type: 'button', text: 'Dismiss', onclick: () => b.remove() })));
   box.prepend(b);
-  while (box.children.length > 6) box.lastElementChild.remove();
-  chime(kind === 'problem');
+  while (box.children.length > MAX_BANNERS) {
+    const quiet = [...box.children].reverse().find((x) => !x.classList.contains('problem')) || box.lastElementChild;
+    quiet.remove();
+  }
+  if (kind !== 'problem') setTimeout(() => b.remove(), 60_000);
+  if (sound) chime(kind === 'problem');
 }
 
 // ---- filters ----
@@ -105,11 +113,14 @@ function renderList() {
 }
 
 function row(cells, head = false) {
-  return el('tr', {}, ...cells.map((c) => el(head ? 'th' : 'td', { text: c === null || c === undefined ? '' : String(c) })));
+  return el('tr', {}, ...cells.map((c, i) => el(head ? 'th' : 'td', {
+    text: c === null || c === undefined ? '' : String(c), class: i === cells.length - 1 ? 'wrap' : 'nowrap',
+  })));
 }
 
 function table(headers, rows) {
-  return el('table', {}, el('thead', {}, row(headers, true)), el('tbody', {}, ...rows.map((r) => row(r))));
+  return el('div', { class: 'scroll' },
+    el('table', {}, el('thead', {}, row(headers, true)), el('tbody', {}, ...rows.map((r) => row(r)))));
 }
 
 const RESENDABLE = new Set(['rejected', 'dead', 'auth_failed', 'delivered']);
@@ -131,11 +142,19 @@ function renderDetail(o) {
 
   parts.push(el('h3', { text: 'Customer' }));
   if (o.customer) {
-    const phone = el('span', { class: 'phone', text: o.customer.phone });
-    const show = o.customer.phone_masked ? el('button', {
+    const opened = state.phones.get(o.id);
+    const phone = el('span', { class: 'phone', text: opened || o.customer.phone });
+    const show = o.customer.phone_masked && !opened ? el('button', {
       type: 'button', text: 'Show phone', class: 'show-phone',
       onclick: async () => {
-        try { phone.textContent = await api.revealPhone(o.id); show.remove(); } catch (e) { handleError(e); }
+        try {
+          const full = await api.revealPhone(o.id);
+          state.phones.set(o.id, full);
+          phone.textContent = full;
+          show.remove();
+        } catch (e) {
+          handleError(e);
+        }
       },
     }) : null;
     parts.push(el('p', {}, `${o.customer.name} · `, phone, ' ', show));
@@ -157,12 +176,12 @@ function renderDetail(o) {
 
   parts.push(el('h3', { text: 'Status timeline' }));
   parts.push(table(['time', 'status', 'from', 'applied', 'by / detail'],
-    o.timeline.map((s) => [fmt.dateTime(s.event_time), s.status, s.source, s.applied ? 'yes' : 'no',
+    o.timeline.map((s) => [fmt.clock(s.event_time), s.status, s.source, s.applied ? 'yes' : 'no',
       [s.actor, s.detail].filter(Boolean).join(' · ')])));
   parts.push(el('h3', { text: 'POS delivery attempts' }));
   parts.push(o.attempts.length
     ? table(['#', 'time', 'HTTP', 'outcome', 'ms', 'error'],
-      o.attempts.map((a) => [a.attempt, fmt.dateTime(a.attempted_at), a.http_status ?? '—', a.outcome, a.latency_ms, a.error || '']))
+      o.attempts.map((a) => [a.attempt, fmt.clock(a.attempted_at), a.http_status ?? '—', a.outcome, a.latency_ms, a.error || '']))
     : el('p', { text: 'Not sent yet' }));
 
   const actions = el('div', { class: 'actions' });
@@ -190,7 +209,7 @@ function confirmResend(o) {
     if (dlg.returnValue !== 'ok') return;
     try {
       await api.resend(o.id);
-      banner('new', `${fmt.reference(o)} queued for the POS again`, o.id);
+      banner('new', `${fmt.reference(o)} queued for the POS again`, o.id, { sound: false });
       await select(o.id);
     } catch (e) {
       handleError(e);
@@ -201,17 +220,25 @@ function confirmResend(o) {
 }
 
 // ---- live updates ----
+// Banners for what changed: an order not seen before (from an event, or from a list reload after a
+// reconnection), and an order whose POS problem is new.
+// `isNew`: the order was just created; `fresh`: what is known about it just happened (an event, or a reload
+// after a reconnection of an order created in the last minutes).
+function notice(prev, o, isNew, fresh) {
+  if (!prev && isNew) {
+    banner('new', `New order ${fmt.reference(o)}` + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
+  }
+  if (o.problem && (prev ? prev.problem !== o.problem : fresh)) {
+    banner('problem', `${fmt.problem(o)}: ${fmt.reference(o)}${o.last_error ? ' — ' + o.last_error : ''}`, o.id);
+  }
+}
+
 function onEvent(ev) {
   const o = ev.order;
   if (o.branch_id !== state.branch) return;
   const prev = state.orders.get(o.id);
   state.orders.set(o.id, o);
-  if (!prev && ev.kind === 'status' && ev.detail === 'received') {
-    banner('new', `New order ${fmt.reference(o)}` + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
-  }
-  if (o.problem && (!prev || prev.problem !== o.problem)) {
-    banner('problem', `${fmt.problem(o)}: ${fmt.reference(o)}${o.last_error ? ' — ' + o.last_error : ''}`, o.id);
-  }
+  notice(prev, o, ev.kind === 'status' && ev.detail === 'received', true);
   renderList();
   if (state.selected === o.id) select(o.id);
 }
@@ -226,8 +253,17 @@ function setLive(s) {
 
 async function loadList() {
   try {
-    const list = await api.orders(state.branch, state.filter, fmt.startOfToday());
-    for (const o of list) state.orders.set(o.id, o);
+    const branch = state.branch;
+    const list = await api.orders(branch, state.filter, fmt.startOfToday());
+    if (branch !== state.branch) return;
+    const recent = Date.now() - 10 * 60_000;
+    for (const o of list) {
+      const prev = state.orders.get(o.id);
+      state.orders.set(o.id, o);
+      // After the first load, a recent order we had not seen arrived while the stream was away.
+      if (state.synced && new Date(o.created_at).getTime() > recent) notice(prev, o, !prev, true);
+    }
+    state.synced = true;
     renderList();
   } catch (e) {
     handleError(e);
@@ -241,7 +277,7 @@ function follow() {
 
 function handleError(e) {
   if (e.status === 401) showLogin('Your session ended; log in again.');
-  else banner('problem', e.message || String(e));
+  else banner('problem', e.message || String(e), '', { sound: false });
 }
 
 // ---- views ----
@@ -250,6 +286,8 @@ function showLogin(message = '') {
   state.stream = null;
   state.user = null;
   state.orders.clear();
+  state.phones.clear();
+  state.synced = false;
   $('who').hidden = true;
   $('board-view').hidden = true;
   $('login-view').hidden = false;
@@ -279,6 +317,7 @@ $('branch').addEventListener('change', (e) => {
   state.branch = e.target.value;
   localStorage.setItem('orderhub.branch', state.branch);
   state.orders.clear();
+  state.synced = false;
   state.selected = '';
   $('detail').hidden = true;
   renderList();

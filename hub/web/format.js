@@ -53,6 +53,14 @@ export function time(iso) {
   return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
+// Time of day with seconds; the date too when it is not today.
+export function clock(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const t = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return d.toDateString() === new Date().toDateString() ? t : `${d.toLocaleDateString()} ${t}`;
+}
+
 export function dateTime(iso) {
   if (!iso) return '';
   const d = new Date(iso);

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { chromium } from 'playwright-core';
 
 const env = process.env;
@@ -25,8 +26,17 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
+// Asks test_dashboard.py to act (stop-hub, start-hub) and waits for its "ok".
+const replies = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+async function control(what) {
+  console.log(`CONTROL ${what}`);
+  const { value } = await replies.next();
+  if (value !== 'ok') throw new Error(`control ${what}: ${value}`);
+}
+
+// Webhooks go to the other hub process: the board follows the database, not the process that stored.
 async function webhook(body) {
-  const res = await fetch(HUB + env.WEBHOOK_PATH, {
+  const res = await fetch(env.INGEST_URL + env.WEBHOOK_PATH, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
   });
   const data = await res.json();
@@ -166,6 +176,20 @@ try {
   check((await a.textContent('#detail')).includes('operator'), 'the timeline shows the operator row');
   await shot(a, '08-resent');
 
+  // A network drop: the board's hub goes away (the stream breaks), orders move meanwhile, the hub comes back on
+  // the same address; the board reconnects by itself, resumes after its Last-Event-ID, and shows what it missed.
+  await control('stop-hub');
+  await a.locator('#live[data-state="offline"]').waitFor({ timeout: 5_000 });
+  await shot(a, '09-offline');
+  await webhook(updated('B-4', 'assigned'));
+  await webhook(order('B-5'));
+  await control('start-hub');
+  await a.locator('#live[data-state="live"]').waitFor({ timeout: 15_000 });
+  await a.locator('.order[data-external-id="B-4"][data-delivery-status="assigned"]').waitFor({ timeout: 3_000 });
+  await card(a, 'B-5').waitFor({ timeout: 3_000 });
+  await a.locator('.banner.new', { hasText: 'New order plat #B-5' }).waitFor({ timeout: 3_000 });
+  await shot(a, '10-back-online');
+
   // The other branch's user saw none of it, and cannot fetch it.
   check((await b.locator('.order').count()) === 0, 'the other branch shows no orders');
   check((await b.locator('.banner').count()) === 0, 'the other branch got no banners');
@@ -174,7 +198,7 @@ try {
   check(peek === 404, `the other branch's user gets 404 for the order (${peek})`);
   const list = await b.evaluate(async () => (await fetch('/api/dashboard/orders?branch=DEMO-1')).status);
   check(list === 403, `the other branch's user may not list DEMO-1 (${list})`);
-  await shot(b, '09-other-branch-after');
+  await shot(b, '11-other-branch-after');
 
   // Filters: problems is empty again after the resend; active excludes delivered and cancelled.
   await a.click('[data-filter="active"]');
@@ -183,7 +207,7 @@ try {
   await a.click('[data-filter="problems"]');
   await a.waitForFunction(() => !document.querySelector('.order[data-external-id="B-4"]'));
   check((await a.locator('.order').count()) === 0, 'no problems after the resend');
-  await shot(a, '10-problems-empty');
+  await shot(a, '12-problems-empty');
 
   // Log out: the board goes back to the login form and the session is gone.
   await a.click('#logout');

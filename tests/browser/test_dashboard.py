@@ -3,6 +3,7 @@ driving Debian's Chromium through Playwright (tests/browser/node_modules, instal
 Screenshots go to ORDERHUB_BROWSER_ARTIFACTS (build/browser-artifacts)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -40,17 +41,38 @@ pos = Service(POS, env=penv)
 r = run(HUB, "pos", "set", "--brand", "DEMO", "--base-url", f"http://127.0.0.1:{pos.port}", "--email",
         "hub@demo.test", "--password", "-", env=henv, input="s3cret-pass\n")
 eq(r.returncode, 0, f"pos set: {r.stderr}")
-hub = Service(HUB, env=henv)
+# Two hub processes on one database: the board's (api role, restarted below to cut the browser's stream) and
+# the one that takes the webhooks and forwards to the POS.
+board = Service(HUB, "--role", "api", env=henv)
+ingest = Service(HUB, env=henv)
 
 artifacts = os.environ.get("ORDERHUB_BROWSER_ARTIFACTS", os.path.join(SOURCE, "build", "browser-artifacts"))
 env = dict(os.environ)
 env.update(henv)
-env.update({"HUB_URL": f"http://127.0.0.1:{hub.port}",
+env.update({"HUB_URL": f"http://127.0.0.1:{board.port}", "INGEST_URL": f"http://127.0.0.1:{ingest.port}",
             "WEBHOOK_PATH": "/webhooks/" + partner["webhook_url"].rsplit("/webhooks/", 1)[1],
             "PARTNER_ID": partner["id"], "ORDERHUB_BIN": HUB, "ORDERHUB_BROWSER_ARTIFACTS": artifacts,
             "BOARD_USER_A": "alice@demo.test", "BOARD_USER_B": "bob@demo.test", "BOARD_PASSWORD": password})
-out = subprocess.run(["node", os.path.join(HERE, "board.mjs")], env=env, cwd=HERE, timeout=240)
-eq(out.returncode, 0, "board.mjs")
+shutil.rmtree(artifacts, ignore_errors=True)  # only this run's screenshots
+# board.mjs asks for the board's hub to be stopped and started again (same port) with CONTROL lines.
+node = subprocess.Popen(["node", os.path.join(HERE, "board.mjs")], env=env, cwd=HERE, stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE, text=True)
+logs = []
+for line in node.stdout:
+    print(line, end="", flush=True)
+    if line.startswith("CONTROL stop-hub"):
+        eq(board.stop(), 0, "the board's hub stops")
+        logs.append(board.log())
+    elif line.startswith("CONTROL start-hub"):
+        board = Service(HUB, "--role", "api", env=henv, listen=f"127.0.0.1:{board.port}")
+    else:
+        continue
+    node.stdin.write("ok\n")
+    node.stdin.flush()
+eq(node.wait(timeout=240), 0, "board.mjs")
+resumed = [json.loads(x) for x in board.log().splitlines() if '"dashboard stream"' in x]
+check(any(isinstance(x.get("resume_after"), int) and x["resume_after"] > 0 for x in resumed),
+      f"after the restart the board resumed with Last-Event-ID: {resumed}")
 
 # What the browser did is in the database too: the resend's audit row names the user.
 eq(psql(hub_url, "SELECT count(*) FROM hub.order_status_log l JOIN hub.orders o ON o.id = l.order_id "
@@ -59,7 +81,8 @@ eq(psql(hub_url, "SELECT count(*) FROM hub.order_status_log l JOIN hub.orders o 
 check(all(os.path.exists(os.path.join(artifacts, f"{n}.png")) for n in ("01-login", "03-new-order",
                                                                        "06-pos-rejected", "08-resent")),
       f"screenshots saved in {artifacts}")
-eq(hub.stop(), 0, "hub stops")
+eq(board.stop(), 0, "the board's hub stops")
+eq(ingest.stop(), 0, "the ingesting hub stops")
 eq(pos.stop(), 0, "pos stops")
-check(password not in hub.log(), "the password is not in the log")
+check(all(password not in x for x in logs + [board.log(), ingest.log()]), "the password is not in the logs")
 finish()
