@@ -26,6 +26,7 @@ constexpr std::string_view kApi = "/api/dashboard/";
 constexpr std::size_t kListLimit = 200;
 constexpr std::size_t kReplayLimit = 2000;
 constexpr std::chrono::seconds kKeepAlive{15};
+constexpr int kMaxLoginsAtOnce = 2;
 
 Response with_no_store(Response r) {
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -221,6 +222,16 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
             res.headers.emplace_back("Set-Cookie", session_cookie(token, kSessionLifetime, tls));
             return res;
         };
+        // A password check costs a database worker about 0.3 s: a burst of logins must not starve the webhooks.
+        struct Slot {
+            std::atomic<int>& n;
+            ~Slot() { n.fetch_sub(1); }
+        } slot{logins_};
+        if (logins_.fetch_add(1) >= kMaxLoginsAtOnce) {
+            auto busy = failed(503, "busy", "too many logins at once; try again in a second");
+            busy.headers.emplace_back("Retry-After", "1");
+            co_return busy;
+        }
         auto res = co_await pool_.run(std::move(job));
         if (res.status == 200) {
             common::log::info("dashboard login", {{"request_id", req.request_id}});

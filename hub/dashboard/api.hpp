@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <optional>
 
@@ -30,6 +31,7 @@ private:
     common::db::Pool& pool_;
     EventFeed& feed_;
     bool tls_;
+    std::atomic<int> logins_{0};  ///< password checks in progress (each holds a database worker ~0.3 s)
 };
 
 }  // namespace hub::dashboard
