@@ -20,6 +20,20 @@ namespace asio = boost::asio;
 // to commit would be missed by open boards (they still see it on their next reload or resume).
 constexpr std::chrono::milliseconds kGapGrace{10'000};
 constexpr std::size_t kBatch = 500;
+// Events are kept this long (a board away for longer reloads its list), and cleaned up this often.
+constexpr std::chrono::minutes kCleanupEvery{10};
+
+/// Deletes events older than two days and expired sessions, a bounded number per call.
+void clean_up(pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec(
+        "DELETE FROM hub.dashboard_events WHERE id IN (SELECT id FROM hub.dashboard_events WHERE created_at < "
+        "now() - interval '2 days' ORDER BY id LIMIT 50000)");
+    tx.exec(
+        "DELETE FROM hub.dashboard_sessions WHERE token_hash IN (SELECT token_hash FROM hub.dashboard_sessions "
+        "WHERE expires_at < now() LIMIT 50000)");
+    tx.commit();
+}
 
 std::string event_sql(const std::string& where) {
     return "SELECT e.id, e.kind, coalesce(e.detail, ''), " + kSummaryColumns + kSummaryFrom +
@@ -135,8 +149,13 @@ std::vector<Event> EventFeed::replay(pqxx::connection& conn, std::int64_t after,
 asio::awaitable<void> EventFeed::loop() {
     std::optional<Cursor> cursor;
     bool failing = false;
+    auto next_cleanup = std::chrono::steady_clock::now();
     while (!stopped_.load()) {
         try {
+            if (std::chrono::steady_clock::now() >= next_cleanup) {
+                next_cleanup = std::chrono::steady_clock::now() + kCleanupEvery;
+                co_await pool_.run(&clean_up);
+            }
             if (!cursor) {
                 // Start at the newest event: boards that were open before catch up through Last-Event-ID.
                 auto newest = [](pqxx::connection& c) {

@@ -71,7 +71,8 @@ private:
 };
 
 /// One per process: polls hub.dashboard_events on the database pool every `interval` and hands new events to
-/// the subscriptions whose branches they concern. Several hub processes each run their own; the table is the
+/// the subscriptions whose branches they concern. Every 10 minutes it also deletes events older than two days and
+/// expired sessions. Several hub processes each run their own; the table is the
 /// shared source. start() once; stop() before the io_context stops.
 class EventFeed {
 public:

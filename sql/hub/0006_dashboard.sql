@@ -41,6 +41,7 @@ CREATE TABLE hub.dashboard_events (
 );
 
 CREATE INDEX dashboard_events_branch_idx ON hub.dashboard_events (branch_id, id);
+CREATE INDEX dashboard_events_created_idx ON hub.dashboard_events (created_at);
 
 CREATE FUNCTION hub.dashboard_event_from_status() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -75,5 +76,6 @@ CREATE TRIGGER forward_jobs_dashboard AFTER UPDATE OF state ON hub.forward_jobs
 
 GRANT SELECT ON hub.dashboard_users, hub.dashboard_user_branches TO orderhub_app;
 GRANT SELECT, INSERT, DELETE ON hub.dashboard_sessions TO orderhub_app;
-GRANT SELECT, INSERT ON hub.dashboard_events TO orderhub_app;
+-- Serving hubs delete events older than two days (boards reload their list anyway) and expired sessions.
+GRANT SELECT, INSERT, DELETE ON hub.dashboard_events TO orderhub_app;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA hub TO orderhub_app;

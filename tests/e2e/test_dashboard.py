@@ -49,7 +49,21 @@ stored = psql(hub_url, f"SELECT password_hash FROM hub.dashboard_users WHERE id 
 check(stored.startswith("pbkdf2_sha256$600000$") and PASSWORD not in stored, "password stored as a salted PBKDF2 hash")
 check("alice@demo.test" in run(HUB, "user", "list", env=henv).stdout, "user list")
 
+# Old events and expired sessions are cleaned up by the serving hub.
+psql(hub_url, "INSERT INTO hub.dashboard_events (order_id, branch_id, kind, created_at) "
+              "VALUES ('gone', 'DEMO-1', 'status', now() - interval '3 days'), "
+              "('kept', 'DEMO-1', 'status', now() - interval '1 day')")
+psql(hub_url, f"INSERT INTO hub.dashboard_sessions (token_hash, user_id, expires_at) VALUES "
+              f"(repeat('c', 64), '{alice_id}', now() - interval '1 minute'), "
+              f"(repeat('d', 64), '{alice_id}', now() + interval '1 hour')")
 hub = Service(HUB, "--role", "api", env=henv)
+deadline = time.time() + 10
+while time.time() < deadline and psql(hub_url, "SELECT count(*) FROM hub.dashboard_events") != "1":
+    time.sleep(0.1)
+eq(psql(hub_url, "SELECT string_agg(order_id, ',') FROM hub.dashboard_events"), "kept", "events past 2 days deleted")
+eq(psql(hub_url, "SELECT string_agg(left(token_hash, 1), ',') FROM hub.dashboard_sessions"), "d",
+   "expired sessions deleted")
+psql(hub_url, "DELETE FROM hub.dashboard_sessions")
 
 
 def request(method, path, body=None, cookie=None, csrf=None, headers=None):
