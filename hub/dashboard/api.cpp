@@ -88,13 +88,26 @@ boost::asio::awaitable<void> run_stream(EventFeed* feed, common::db::Pool* pool,
                                         std::shared_ptr<common::http::StreamWriter> w) {
     // Subscribe before replaying, so nothing falls between the two; the replayed ids are not sent twice.
     auto sub = feed->subscribe(branches, w);
+    struct Unsubscribe {
+        EventFeed* feed;
+        std::shared_ptr<Subscription> sub;
+        ~Unsubscribe() { feed->unsubscribe(sub); }
+    } unsubscribe{feed, sub};
     std::set<std::int64_t> replayed;
     bool open = co_await w->write("retry: 1000\n: connected\n\n");
     if (open && last_id) {
         auto job = [after = *last_id, user_id](pqxx::connection& c) {
             return EventFeed::replay(c, after, user_id, kReplayLimit);
         };
-        for (const auto& e : co_await pool->run(std::move(job))) {
+        std::vector<Event> missed;
+        try {
+            missed = co_await pool->run(std::move(job));
+        } catch (const std::exception& e) {
+            // The database is away: end the stream; the browser comes back with the same Last-Event-ID.
+            common::log::warn("dashboard replay failed", {{"error", e.what()}});
+            co_return;
+        }
+        for (const auto& e : missed) {
             if (!branches.contains(e.branch_id)) continue;
             replayed.insert(e.id);
             if (!(open = co_await w->write(sse(e)))) break;
@@ -131,7 +144,6 @@ boost::asio::awaitable<void> run_stream(EventFeed* feed, common::db::Pool* pool,
             last_write = std::chrono::steady_clock::now();
         }
     }
-    feed->unsubscribe(sub);
 }
 
 bool valid_since(const std::string& s) {
@@ -154,7 +166,17 @@ std::optional<std::int64_t> parse_event_id(std::string_view s) {
 Dashboard::Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls) : pool_(pool), feed_(feed), tls_(tls) {}
 
 boost::asio::awaitable<std::optional<Response>> Dashboard::handle(const Request& req) {
-    if (req.path.rfind(kApi, 0) == 0) co_return co_await api(req, req.path.substr(kApi.size()));
+    if (req.path.rfind(kApi, 0) == 0) {
+        try {
+            co_return co_await api(req, req.path.substr(kApi.size()));
+        } catch (const std::exception&) {
+            // While PostgreSQL is away the board gets a 503 to retry, like the webhooks; anything else is a bug.
+            if (!common::db::is_unavailable(std::current_exception())) throw;
+        }
+        auto r = failed(503, "database_unavailable", "the database is not reachable; try again shortly");
+        r.headers.emplace_back("Retry-After", "5");
+        co_return r;
+    }
     if (req.path == "/dashboard") {
         Response r;
         r.status = 308;

@@ -13,7 +13,7 @@ import tempfile
 import threading
 import time
 
-from harness import (HUB, SOURCE, Service, check, create_database, eq, finish, hub_env, psql, run)
+from harness import (HUB, SOURCE, Service, check, create_database, eq, finish, hub_env, pg_ctl, psql, run)
 
 hub_url = create_database()
 henv = hub_env(hub_url)
@@ -380,6 +380,20 @@ eq(hub.request("GET", "/dashboard")[1].get("location"), "/dashboard/", "/dashboa
 eq(hub.request("GET", "/dashboard/app.js")[1].get("content-type"), "text/javascript; charset=utf-8", "app.js type")
 eq(hub.request("GET", "/dashboard/nope.js")[0], 404, "unknown file: 404")
 eq(hub.request("POST", "/dashboard/")[0], 405, "POST to the page: 405")
+
+# ---- PostgreSQL away: 503 with Retry-After, then the board works again by itself ----
+_, erin, _, _ = login("carol@other.test")
+pg_ctl("stop")
+try:
+    status, headers, body = request("GET", "/api/dashboard/session", cookie=erin)
+    check(status == 503 and is_error(body, "database_unavailable") and headers.get("retry-after") == "5",
+          f"database down: 503 ({status} {body})")
+finally:
+    pg_ctl("start")
+deadline = time.time() + 20
+while time.time() < deadline and request("GET", "/api/dashboard/session", cookie=erin)[0] != 200:
+    time.sleep(0.2)
+eq(request("GET", "/api/dashboard/session", cookie=erin)[0], 200, "back once the database is")
 
 # ---- over TLS: the cookie is Secure, and the event stream works the same ----
 certs = tempfile.mkdtemp(prefix="dashboard-certs-")
