@@ -301,7 +301,7 @@ function showBoard(user) {
   $('board-view').hidden = false;
   $('who').hidden = false;
   const select = $('branch');
-  select.replaceChildren(...user.branches.map((b) => el('option', { value: b.id, text: b.name ? `${b.name} (${b.id})` : b.id })));
+  select.replaceChildren(...user.branches.map((b) => el('option', { value: b.id, text: b.name && b.name !== b.id ? `${b.name} (${b.id})` : b.id })));
   const saved = localStorage.getItem('orderhub.branch');
   state.branch = user.branches.some((b) => b.id === saved) ? saved : (user.branches[0] || {}).id || '';
   select.value = state.branch;
