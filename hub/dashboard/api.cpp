@@ -220,8 +220,13 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
             co_return failed(400, "invalid_request",
                              o ? "email and password are required" : "the body is not a JSON object",
                              std::move(details));
-        auto job = [email = normalize_email(o->at("email").as_string()),
-                    password = std::string(o->at("password").as_string()), tls = tls_](pqxx::connection& c) {
+        const std::string email = normalize_email(o->at("email").as_string());
+        if (auto wait = throttle_.blocked(email, LoginThrottle::Clock::now())) {
+            auto r = failed(429, "too_many_attempts", "too many failed logins for this e-mail; try again later");
+            r.headers.emplace_back("Retry-After", std::to_string(wait->count()));
+            co_return r;
+        }
+        auto job = [email, password = std::string(o->at("password").as_string()), tls = tls_](pqxx::connection& c) {
             pqxx::work tx(c);
             auto r = tx.exec_params(
                 "SELECT id, password_hash FROM hub.dashboard_users WHERE email = $1 AND "
@@ -256,8 +261,10 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
         }
         auto res = co_await pool_.run(std::move(job));
         if (res.status == 200) {
+            throttle_.succeeded(email);
             common::log::info("dashboard login", {{"request_id", req.request_id}});
         } else {
+            if (res.status == 401) throttle_.failed(email, LoginThrottle::Clock::now());
             common::log::info("dashboard login refused", {{"request_id", req.request_id}, {"remote", req.remote}});
         }
         co_return res;

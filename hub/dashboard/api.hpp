@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/http/message.hpp"
+#include "hub/dashboard/auth.hpp"
 
 namespace common::db {
 class Pool;
@@ -31,7 +32,8 @@ private:
     common::db::Pool& pool_;
     EventFeed& feed_;
     bool tls_;
-    std::atomic<int> logins_{0};  ///< password checks in progress (each holds a database worker ~0.3 s)
+    std::atomic<int> logins_{0};
+    LoginThrottle throttle_;  ///< password checks in progress (each holds a database worker ~0.3 s)
 };
 
 }  // namespace hub::dashboard

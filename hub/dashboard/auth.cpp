@@ -120,4 +120,41 @@ std::optional<std::string> query_param(std::string_view target, std::string_view
     return std::nullopt;
 }
 
+std::optional<std::chrono::seconds> LoginThrottle::blocked(const std::string& email, Clock::time_point now) {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(email);
+    if (it == entries_.end()) return std::nullopt;
+    if (now - it->second.first >= window_) {
+        entries_.erase(it);
+        return std::nullopt;
+    }
+    if (it->second.failures < max_failures_) return std::nullopt;
+    const auto left = std::chrono::ceil<std::chrono::seconds>(window_ - (now - it->second.first));
+    return std::max(left, std::chrono::seconds(1));
+}
+
+void LoginThrottle::failed(const std::string& email, Clock::time_point now) {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(email);
+    if (it != entries_.end() && now - it->second.first >= window_) {
+        entries_.erase(it);
+        it = entries_.end();
+    }
+    if (it == entries_.end()) {
+        if (entries_.size() >= max_entries_) {
+            auto oldest = std::min_element(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
+                return a.second.first < b.second.first;
+            });
+            entries_.erase(oldest);
+        }
+        it = entries_.emplace(email, Entry{now, 0}).first;
+    }
+    ++it->second.failures;
+}
+
+void LoginThrottle::succeeded(const std::string& email) {
+    std::lock_guard lock(mutex_);
+    entries_.erase(email);
+}
+
 }  // namespace hub::dashboard

@@ -4,6 +4,8 @@
 // No I/O; unit-tested in tests/unit/dashboard_test.cpp.
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,5 +60,32 @@ std::string mask_phone(std::string_view phone);
 
 /// The query parameter `name` of a request target, percent-decoded; nullopt when absent.
 std::optional<std::string> query_param(std::string_view target, std::string_view name);
+
+/// Failed logins per e-mail: after `max_failures` within `window`, further attempts for that e-mail are refused
+/// until the window has passed since the first failure; a successful login clears the count. In memory, per
+/// process (a bound on guessing, not an account lock-out); at most `max_entries` e-mails are tracked, the
+/// oldest dropped first. Thread-safe.
+class LoginThrottle {
+public:
+    using Clock = std::chrono::steady_clock;
+    LoginThrottle(int max_failures = 5, std::chrono::seconds window = std::chrono::minutes(15),
+                  std::size_t max_entries = 10'000)
+        : max_failures_(max_failures), window_(window), max_entries_(max_entries) {}
+    /// How long `email` must wait, or nullopt when it may try now.
+    std::optional<std::chrono::seconds> blocked(const std::string& email, Clock::time_point now);
+    void failed(const std::string& email, Clock::time_point now);
+    void succeeded(const std::string& email);
+
+private:
+    struct Entry {
+        Clock::time_point first;
+        int failures = 0;
+    };
+    const int max_failures_;
+    const std::chrono::seconds window_;
+    const std::size_t max_entries_;
+    std::mutex mutex_;
+    std::map<std::string, Entry> entries_;
+};
 
 }  // namespace hub::dashboard

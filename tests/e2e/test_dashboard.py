@@ -104,6 +104,13 @@ status, _, body = request("POST", "/api/dashboard/login", {"email": "alice@demo.
                           headers={"Origin": "http://evil.example"})
 eq(status, 403, "a cross-site login is refused")
 
+# Guessing: five failures for one e-mail, then 429 with Retry-After (other e-mails are not affected).
+for _ in range(5):
+    eq(login("mallory@demo.test", "guess number n")[0], 401, "a guess")
+status, headers, body = request("POST", "/api/dashboard/login", {"email": "Mallory@demo.test", "password": "x"})
+check(status == 429 and is_error(body, "too_many_attempts") and int(headers.get("retry-after", "0")) > 0,
+      f"the sixth guess is refused: {status} {body}")
+
 # A burst of logins: at most two password checks at once, the rest are told to come back.
 burst = []
 threads = [threading.Thread(target=lambda: burst.append(login("carol@other.test"))) for _ in range(6)]

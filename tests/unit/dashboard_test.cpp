@@ -140,3 +140,25 @@ TEST_CASE("dashboard page is embedded and served with a strict CSP") {
         CHECK(std::string_view(f.content).find("onsubmit=") == std::string_view::npos);
     }
 }
+
+TEST_CASE("dashboard login throttle: five failures in the window block the e-mail until it ends") {
+    LoginThrottle t(5, 900s, 3);
+    const auto t0 = LoginThrottle::Clock::now();
+    for (int i = 0; i < 4; ++i) t.failed("a@x", t0);
+    CHECK_FALSE(t.blocked("a@x", t0).has_value());
+    t.failed("a@x", t0);
+    REQUIRE(t.blocked("a@x", t0 + 100s).has_value());
+    CHECK(*t.blocked("a@x", t0 + 100s) == 800s);
+    CHECK_FALSE(t.blocked("b@x", t0).has_value());  // per e-mail
+    CHECK_FALSE(t.blocked("a@x", t0 + 900s).has_value());
+    for (int i = 0; i < 5; ++i) t.failed("c@x", t0);
+    t.succeeded("c@x");
+    CHECK_FALSE(t.blocked("c@x", t0).has_value());
+    // Bounded: a fourth e-mail drops the oldest entry.
+    for (int i = 0; i < 5; ++i) t.failed("d@x", t0 + 1s);
+    for (int i = 0; i < 5; ++i) t.failed("e@x", t0 + 2s);
+    for (int i = 0; i < 5; ++i) t.failed("f@x", t0 + 3s);
+    for (int i = 0; i < 5; ++i) t.failed("g@x", t0 + 4s);
+    CHECK_FALSE(t.blocked("d@x", t0 + 5s).has_value());
+    CHECK(t.blocked("g@x", t0 + 5s).has_value());
+}
