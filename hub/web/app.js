@@ -228,6 +228,10 @@ function notice(prev, o, isNew, fresh) {
   if (!prev && isNew) {
     banner('new', `New order ${fmt.reference(o)}` + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
   }
+  // A problem that went away (the POS took the order after all) takes its banner with it.
+  if (prev && prev.problem && !o.problem) {
+    for (const b of document.querySelectorAll('.banner.problem')) if (b.dataset.orderId === o.id) b.remove();
+  }
   if (o.problem && (prev ? prev.problem !== o.problem : fresh)) {
     banner('problem', `${fmt.problem(o)}: ${fmt.reference(o)}${o.last_error ? ' — ' + o.last_error : ''}`, o.id);
   }

@@ -190,6 +190,20 @@ try {
   await a.locator('.banner.new', { hasText: 'New order plat #B-5' }).waitFor({ timeout: 3_000 });
   await shot(a, '10-back-online');
 
+  // The POS cannot be reached: a banner and a sound; once it is back the retry delivers the order.
+  await control('stop-pos');
+  const chimesBeforeOutage = await chimes(a);
+  await webhook(order('B-6'));
+  await a.locator('.banner.problem', { hasText: 'POS unreachable: plat #B-6' }).waitFor({ timeout: 10_000 });
+  check((await chimes(a)) > chimesBeforeOutage, 'a sound for the unreachable POS');
+  check((await card(a, 'B-6').locator('.forwarding').textContent()).startsWith('POS UNREACHABLE'),
+    'the card reads POS UNREACHABLE');
+  await shot(a, '11-pos-unreachable');
+  await control('start-pos');
+  await card(a, 'B-6').locator('.forwarding', { hasText: 'In the POS' }).waitFor({ timeout: 30_000 });
+  await a.waitForFunction(() => ![...document.querySelectorAll('.banner.problem')].some((b) => b.textContent.includes('#B-6')));
+  check((await a.locator('.banner.problem', { hasText: '#B-3' }).count()) === 0, 'solved problems lose their banner');
+
   // The other branch's user saw none of it, and cannot fetch it.
   check((await b.locator('.order').count()) === 0, 'the other branch shows no orders');
   check((await b.locator('.banner').count()) === 0, 'the other branch got no banners');
@@ -198,7 +212,7 @@ try {
   check(peek === 404, `the other branch's user gets 404 for the order (${peek})`);
   const list = await b.evaluate(async () => (await fetch('/api/dashboard/orders?branch=DEMO-1')).status);
   check(list === 403, `the other branch's user may not list DEMO-1 (${list})`);
-  await shot(b, '11-other-branch-after');
+  await shot(b, '12-other-branch-after');
 
   // Filters: problems is empty again after the resend; active excludes delivered and cancelled.
   await a.click('[data-filter="active"]');
@@ -207,7 +221,7 @@ try {
   await a.click('[data-filter="problems"]');
   await a.waitForFunction(() => !document.querySelector('.order[data-external-id="B-4"]'));
   check((await a.locator('.order').count()) === 0, 'no problems after the resend');
-  await shot(a, '12-problems-empty');
+  await shot(a, '13-problems-empty');
 
   // Log out: the board goes back to the login form and the session is gone.
   await a.click('#logout');

@@ -65,6 +65,10 @@ for line in node.stdout:
         logs.append(board.log())
     elif line.startswith("CONTROL start-hub"):
         board = Service(HUB, "--role", "api", env=henv, listen=f"127.0.0.1:{board.port}")
+    elif line.startswith("CONTROL stop-pos"):
+        eq(pos.stop(), 0, "the POS stops")
+    elif line.startswith("CONTROL start-pos"):
+        pos = Service(POS, env=penv, listen=f"127.0.0.1:{pos.port}")
     else:
         continue
     node.stdin.write("ok\n")
