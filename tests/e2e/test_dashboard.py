@@ -439,6 +439,8 @@ started = time.time()
 code = hub.stop(signal.SIGTERM, timeout=15)
 elapsed = time.time() - started
 eq(code, 0, "exit 0 on SIGTERM with a stream open")
+if code != 0:
+    print(hub.log()[-6000:])
 check(elapsed < 10, f"stopped within 10 s: {elapsed:.2f} s")
 check(s.at_end(2), "the stream was closed")
 s.close()
