@@ -14,3 +14,18 @@ function(orderhub_embed_sql target dir name)
   add_library(${target} STATIC ${out})
   target_link_libraries(${target} PUBLIC project_options)
 endfunction()
+
+# orderhub_embed_web(TARGET DIR): a static library holding every file of DIR (the dashboard's page), so an
+# installed binary needs no source tree.
+function(orderhub_embed_web target dir)
+  file(GLOB web_files CONFIGURE_DEPENDS ${dir}/*)
+  set(out ${CMAKE_BINARY_DIR}/generated/web_files.cpp)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DDIR=${dir} -P ${CMAKE_SOURCE_DIR}/cmake/embed_web_files.cmake
+    DEPENDS ${web_files} ${CMAKE_SOURCE_DIR}/cmake/embed_web_files.cmake
+    COMMENT "Embedding the dashboard's files"
+    VERBATIM)
+  add_library(${target} STATIC ${out})
+  target_link_libraries(${target} PUBLIC project_options)
+endfunction()

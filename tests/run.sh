@@ -4,11 +4,13 @@
 # on any failure. Output ends with ctest's summary of the Release run.
 #   ./tests/run.sh                 everything
 #   ./tests/run.sh -L unit         one label (unit, pg, e2e), Release build only
+#   ./tests/run.sh -L browser      the dashboard's browser test (also part of e2e)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./deploy/install-deps.sh
 (cd tests/interop && npm ci --no-audit --no-fund --silent)
+(cd tests/browser && npm ci --no-audit --no-fund --silent)  # playwright-core for the dashboard's browser test
 jobs=${ORDERHUB_BUILD_JOBS:-2}
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null

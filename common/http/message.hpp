@@ -1,6 +1,10 @@
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
 #include <boost/json/fwd.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +37,23 @@ struct Annotations {
     std::string external_id;   ///< the platform's order id, when known
 };
 
+/// The writing end of a streamed response (Server-Sent Events). Its coroutine methods run on the connection's
+/// strand and must be awaited from the stream function only; wake() may be called from any thread.
+class StreamWriter {
+public:
+    virtual ~StreamWriter() = default;
+    /// Writes `chunk` under the write time-out; false when the peer is gone or the write failed.
+    virtual boost::asio::awaitable<bool> write(std::string chunk) = 0;
+    /// Waits up to `d`; returns early after wake(), when the peer closes the connection or when the server stops.
+    /// False when the stream must end (peer gone, server stopping).
+    virtual boost::asio::awaitable<bool> wait(std::chrono::milliseconds d) = 0;
+    /// Ends the current (or the next) wait() early. Thread-safe.
+    virtual void wake() = 0;
+};
+
+/// Produces a streamed body; the connection is closed when it returns.
+using StreamFn = std::function<boost::asio::awaitable<void>(std::shared_ptr<StreamWriter>)>;
+
 /// A response; `body` is sent as is with `content_type`.
 struct Response {
     unsigned status = 200;
@@ -41,6 +62,9 @@ struct Response {
     std::vector<std::pair<std::string, std::string>> headers;
     bool close = false;  ///< close the connection after this response
     Annotations note;    ///< for the access log and metrics; not sent
+    /// When set, the headers go out without a length, `body` is ignored, and the stream function writes the body
+    /// until it returns; then the connection closes (an HTTP/1.1 body delimited by the close).
+    StreamFn stream{};
 };
 
 /// A JSON response.

@@ -1,5 +1,6 @@
 #include "common/http/server.hpp"
 
+#include <array>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -9,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
@@ -68,6 +70,7 @@ struct Conn : std::enable_shared_from_this<Conn> {
     bool timed_out = false;
     bool idle = true;
     bool stopping = false;
+    std::function<void()> end_stream;  ///< set while a streamed response is being written
 };
 
 /// A plain HTTP connection.
@@ -84,6 +87,52 @@ struct TlsConn final : Conn {
     tcp::socket& socket() override { return stream.next_layer(); }
     std::shared_ptr<ssl::context> ctx;  // declared before the stream, which refers to it
     TlsStream stream;
+};
+
+/// The StreamWriter of one connection. Everything but wake() runs on the connection's strand.
+template <class C>
+struct ConnStream final : StreamWriter, std::enable_shared_from_this<ConnStream<C>> {
+    ConnStream(std::shared_ptr<C> c, std::chrono::milliseconds wt)
+        : conn(std::move(c)), timer(conn->socket().get_executor()), write_timeout(wt) {}
+
+    asio::awaitable<bool> write(std::string chunk) override {
+        if (ended) co_return false;
+        conn->arm(write_timeout);
+        auto [ec, n] = co_await asio::async_write(conn->stream, asio::buffer(chunk), kTuple);
+        conn->disarm();
+        if (ec) ended = true;
+        co_return !ended;
+    }
+
+    asio::awaitable<bool> wait(std::chrono::milliseconds d) override {
+        if (!ended && !woken) {
+            timer.expires_after(d);
+            co_await timer.async_wait(kTuple);
+        }
+        woken = false;
+        co_return !ended;
+    }
+
+    void wake() override {
+        asio::post(timer.get_executor(), [w = this->weak_from_this()] {
+            if (auto s = w.lock()) {
+                s->woken = true;
+                s->timer.cancel();
+            }
+        });
+    }
+
+    /// The peer closed, or the server stops: the stream function sees false from its next wait() or write().
+    void end() {
+        ended = true;
+        timer.cancel();
+    }
+
+    std::shared_ptr<C> conn;
+    asio::steady_timer timer;
+    std::chrono::milliseconds write_timeout;
+    bool ended = false;
+    bool woken = false;
 };
 
 }  // namespace
@@ -169,6 +218,47 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         c.disarm();
         r.body = std::move(res.body());
         co_return !ec;
+    }
+
+    /// Reads while a response streams: a client sends nothing more, so any completion means it went away.
+    template <class C>
+    static asio::awaitable<void> watch_peer(std::shared_ptr<C> c, std::shared_ptr<ConnStream<C>> w) {
+        std::array<char, 512> scratch{};
+        for (;;) {
+            auto [ec, n] = co_await c->stream.async_read_some(asio::buffer(scratch), kTuple);
+            if (ec || w->ended) break;
+        }
+        w->end();
+    }
+
+    /// Writes the headers of a streamed response, then runs its stream function until it returns, the peer goes
+    /// away or the server stops. The caller closes the connection afterwards.
+    template <class C>
+    asio::awaitable<void> stream(std::shared_ptr<C> c, const Request& meta, Response& r) {
+        bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(r.status), 11};
+        res.set(bhttp::field::server, "orderhub");
+        res.set(bhttp::field::content_type, r.content_type);
+        if (!meta.request_id.empty()) res.set("X-Request-Id", meta.request_id);
+        for (const auto& [k, v] : r.headers) res.set(k, v);
+        res.keep_alive(false);
+        bhttp::response_serializer<bhttp::empty_body> sr{res};
+        c->arm(limits.write_timeout);
+        auto [ec, n] = co_await bhttp::async_write_header(c->stream, sr, kTuple);
+        c->disarm();
+        if (ec || meta.method == "HEAD") co_return;
+        auto w = std::make_shared<ConnStream<C>>(c, limits.write_timeout);
+        if (c->stopping) w->end();
+        c->end_stream = [weak = std::weak_ptr<ConnStream<C>>(w)] {
+            if (auto s = weak.lock()) s->end();
+        };
+        asio::co_spawn(c->socket().get_executor(), watch_peer(c, w), asio::detached);
+        try {
+            co_await r.stream(w);
+        } catch (const std::exception& e) {
+            log::error("stream failed", {{"request_id", meta.request_id}, {"error", e.what()}});
+        }
+        c->end_stream = nullptr;
+        w->end();
     }
 
     template <class C>
@@ -262,6 +352,15 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             } catch (const std::exception& e) {
                 log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
                 r = errors(meta.target, 500, "internal_error", "internal error");
+            }
+            if (r.stream) {
+                co_await stream(c, meta, r);
+                if (access_log)
+                    access_log(meta, r, std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::steady_clock::now() - started));
+                // No close_notify: the peer may have gone, and a TLS shutdown must not race the watcher's read.
+                co_await close(*c, false);
+                co_return;
             }
             const bool keep_alive = client_keep_alive && !r.close && !stopping.load();
             const bool ok = co_await write(*c, meta, r, version, keep_alive);
@@ -391,6 +490,7 @@ void Server::stop() {
                     boost::system::error_code ignored;
                     c->socket().cancel(ignored);
                 }
+                if (c->end_stream) c->end_stream();
             });
         }
     }

@@ -26,7 +26,7 @@ struct Limits {
     std::size_t max_connections = 4096;
 };
 
-/// Produces handler answers for a request.
+/// Produces handler answers for a request (a Response with `stream` set is written as a stream; message.hpp).
 using Handler = std::function<boost::asio::awaitable<Response>(Request)>;
 
 /// Renders the server's own refusals (413, 408, 431, 400, 503, 500) in the product's error shape; `target` is

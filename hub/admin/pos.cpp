@@ -5,6 +5,7 @@
 #include <pqxx/pqxx>
 
 #include "hub/admin/admin.hpp"
+#include "hub/forward/resend.hpp"
 #include "hub/forward/secrets.hpp"
 
 namespace hub::admin {
@@ -109,22 +110,11 @@ int order_resend(const ParsedArgs& args) {
     const std::string id = one_positional(args, "order id");
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    auto job = tx.exec_params("SELECT j.state, o.delivery_status, o.branch_id, o.partner_id FROM hub.forward_jobs j "
-                              "JOIN hub.orders o ON o.id = j.order_id WHERE j.order_id = $1 FOR UPDATE OF j",
-                              id);
-    if (job.empty()) throw UserError("no order with id '" + id + "'");
-    const std::string state = job[0][0].as<std::string>();
-    if (job[0][1].as<std::string>() == "cancelled") throw UserError("the order was cancelled; it is not sent");
-    if (state == "pending" || state == "in_flight") throw UserError("the order is already queued (" + state + ")");
-    tx.exec_params("UPDATE hub.forward_jobs SET state = 'pending', due_at = now(), attempts = 0, last_error = NULL, "
-                   "updated_at = now() WHERE order_id = $1",
-                   id);
-    tx.exec_params("INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, "
-                   "applied, actor, detail) VALUES ($1, $2, $3, 'forward_requeued', 'operator', now(), true, "
-                   "current_user, $4)",
-                   id, job[0][2].as<std::string>(), job[0][3].as<std::string>(), "resend after " + state);
+    const auto outcome = forward::resend_order(tx, id, std::nullopt);
+    if (outcome.kind == forward::ResendOutcome::Kind::not_found) throw UserError("no order with id '" + id + "'");
+    if (outcome.kind != forward::ResendOutcome::Kind::requeued) throw UserError(outcome.message());
     tx.commit();
-    print_object(args, {{"order_id", id}, {"previous_state", state}, {"state", "pending"}});
+    print_object(args, {{"order_id", id}, {"previous_state", outcome.previous_state}, {"state", "pending"}});
     return 0;
 }
 

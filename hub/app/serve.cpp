@@ -6,6 +6,8 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/dashboard/api.hpp"
+#include "hub/dashboard/feed.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/secrets.hpp"
@@ -59,7 +61,9 @@ int serve(const common::config::ParsedArgs& args) {
     ingest::WebhookHandler webhooks(partners, store);
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
-    hub::http::Routes routes(pool, api ? &webhooks : nullptr);
+    dashboard::EventFeed feed(ioc, pool);
+    dashboard::Dashboard board(pool, feed, cfg.tls.has_value());
+    hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
     routes.serve_metrics(&metrics_endpoint);
     metrics_endpoint.watch(webhooks.limiter());
@@ -67,6 +71,7 @@ int serve(const common::config::ParsedArgs& args) {
                                 hub::http::observed_access_log(hub_metrics), cfg.tls);
     metrics_endpoint.watch(server);
     server.start();
+    if (api) feed.start();
     std::unique_ptr<forward::Forwarder> forwarder;
     if (forwarding) {
         fopts.metrics = &hub_metrics;
@@ -77,7 +82,11 @@ int serve(const common::config::ParsedArgs& args) {
                                     {"address", cfg.listen.host + ":" + std::to_string(server.port())},
                                     {"role", role}});
     return common::app::run_until_signal(ioc, server, cfg.io_threads,
-                                         {.on_stop = [&] { if (forwarder) forwarder->stop(); },
+                                         {.on_stop =
+                                              [&] {
+                                                  feed.stop();
+                                                  if (forwarder) forwarder->stop();
+                                              },
                                           .busy = [&] { return forwarder && forwarder->busy(); },
                                           .on_reload = common::app::reload_tls_on_hup(server)});
 }

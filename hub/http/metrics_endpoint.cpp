@@ -61,6 +61,12 @@ MetricsEndpoint::MetricsEndpoint(common::db::Pool& pool, metrics::HubMetrics& me
                     std::lock_guard lock(mutex_);
                     w.sample("orderhub_database_up", snapshot_.database_up ? 1 : 0);
                 });
+    r.collector("orderhub_metrics_database_reads_total",
+                "Reads of the database made for /metrics (at most one per second however often it is scraped).",
+                Type::counter, [this](Writer& w) {
+                    std::lock_guard lock(mutex_);
+                    w.sample("orderhub_metrics_database_reads_total", static_cast<double>(reads_));
+                });
     r.collector("orderhub_ready", "1 when /readyz would answer 200: database reachable, migrations current.",
                 Type::gauge, [this](Writer& w) {
                     std::lock_guard lock(mutex_);
@@ -100,6 +106,7 @@ boost::asio::awaitable<void> MetricsEndpoint::refresh() {
         // One read at a time, and at most one per interval: concurrent scrapes get the previous values.
         if (refreshing_ || (refreshed_once_ && now - refreshed_ < refresh_interval_)) co_return;
         refreshing_ = true;
+        ++reads_;
     }
     Snapshot s;
     auto job = [files = &migrations_](pqxx::connection& c) {

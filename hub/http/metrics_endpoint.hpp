@@ -59,6 +59,7 @@ private:
     std::chrono::steady_clock::time_point refreshed_{};
     bool refreshing_ = false;
     bool refreshed_once_ = false;
+    std::uint64_t reads_ = 0;  // under mutex_: database reads for /metrics so far
 };
 
 /// The hub's access log (one line per request) followed by the request metrics.

@@ -8,6 +8,7 @@
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "hub/http/metrics_endpoint.hpp"
+#include "hub/dashboard/api.hpp"
 #include "hub/ingest/webhook.hpp"
 
 namespace hub::http {
@@ -50,8 +51,8 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                                           {"external_id", n.external_id}});
 }
 
-Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks)
-    : health_{pool, "hub", common::db::migrations_hub(), render_error}, webhooks_(webhooks) {}
+Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard)
+    : health_{pool, "hub", common::db::migrations_hub(), render_error}, webhooks_(webhooks), dashboard_(dashboard) {}
 
 common::http::Handler Routes::handler() {
     return [this](Request req) { return handle(std::move(req)); };
@@ -67,6 +68,9 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
     }
     if (req.path == "/metrics" && metrics_ != nullptr) co_return co_await metrics_->handle(req);
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);
+    if (dashboard_ != nullptr) {
+        if (auto r = co_await dashboard_->handle(req)) co_return std::move(*r);
+    }
     co_return render_error(req.target, 404, "not_found", "no such endpoint");
 }
 

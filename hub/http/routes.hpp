@@ -14,15 +14,19 @@ namespace hub::ingest {
 class WebhookHandler;
 }
 
+namespace hub::dashboard {
+class Dashboard;
+}
+
 namespace hub::http {
 
 class MetricsEndpoint;
 
-/// The hub's HTTP surface: health, readiness and (later) webhooks. Holds references only.
+/// The hub's HTTP surface: health, readiness, metrics, webhooks and the merchant dashboard. Holds references only.
 class Routes {
 public:
-    /// `webhooks` may be null (the forwarder role): webhook URLs then answer 404.
-    Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks);
+    /// `webhooks` and `dashboard` may be null (the forwarder role): their URLs then answer 404.
+    Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard = nullptr);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
     /// Serves `GET /metrics` from `metrics` (which must outlive the routes); without it /metrics is 404.
@@ -33,6 +37,7 @@ private:
     common::app::HealthTarget health_;
     ingest::WebhookHandler* webhooks_;
     MetricsEndpoint* metrics_ = nullptr;
+    dashboard::Dashboard* dashboard_;
 };
 
 /// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <optional>
+
+#include "common/http/message.hpp"
+#include "hub/dashboard/auth.hpp"
+
+namespace common::db {
+class Pool;
+}
+
+namespace hub::dashboard {
+
+class EventFeed;
+
+/// The merchant dashboard's HTTP surface: the page under /dashboard/ (embedded files) and the JSON API and event
+/// stream under /api/dashboard/. Every API call but login needs a session cookie; every POST needs the CSRF
+/// token; every answer is limited to the branches the user may see. Holds references only.
+class Dashboard {
+public:
+    /// `tls`: the listener speaks HTTPS (session cookies get `Secure`).
+    Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls);
+
+    /// The answer when `req` is for the dashboard, else nullopt.
+    boost::asio::awaitable<std::optional<common::http::Response>> handle(const common::http::Request& req);
+
+private:
+    boost::asio::awaitable<common::http::Response> api(const common::http::Request& req, std::string path);
+
+    common::db::Pool& pool_;
+    EventFeed& feed_;
+    bool tls_;
+    std::atomic<int> logins_{0};
+    LoginThrottle throttle_;  ///< password checks in progress (each holds a database worker ~0.3 s)
+};
+
+}  // namespace hub::dashboard

@@ -1,0 +1,200 @@
+#include "hub/dashboard/feed.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json.hpp>
+#include <pqxx/pqxx>
+
+#include "common/db/pool.hpp"
+#include "common/log/log.hpp"
+#include "hub/dashboard/orders.hpp"
+
+namespace hub::dashboard {
+namespace {
+
+namespace asio = boost::asio;
+
+// A missing id is given up on after this long: a transaction that took an id and then took longer than this
+// to commit would be missed by open boards (they still see it on their next reload or resume).
+constexpr std::chrono::milliseconds kGapGrace{10'000};
+constexpr std::size_t kBatch = 500;
+// Events are kept this long (a board away for longer reloads its list), and cleaned up this often.
+constexpr std::chrono::minutes kCleanupEvery{10};
+
+/// Deletes events older than two days and expired sessions, a bounded number per call.
+void clean_up(pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec(
+        "DELETE FROM hub.dashboard_events WHERE id IN (SELECT id FROM hub.dashboard_events WHERE created_at < "
+        "now() - interval '2 days' ORDER BY id LIMIT 50000)");
+    tx.exec(
+        "DELETE FROM hub.dashboard_sessions WHERE token_hash IN (SELECT token_hash FROM hub.dashboard_sessions "
+        "WHERE expires_at < now() LIMIT 50000)");
+    tx.commit();
+}
+
+std::string event_sql(const std::string& where) {
+    return "SELECT e.id, e.kind, coalesce(e.detail, ''), " + kSummaryColumns + kSummaryFrom +
+           " JOIN hub.dashboard_events e ON e.order_id = o.id WHERE " + where + " ORDER BY e.id LIMIT $2";
+}
+
+std::vector<Event> events_of(const pqxx::result& rows) {
+    std::vector<Event> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) {
+        Event e;
+        e.id = r[0].as<std::int64_t>();
+        auto order = summary_json(r, 3);
+        e.branch_id = order["branch_id"].as_string().c_str();
+        e.data = boost::json::serialize(boost::json::object{
+            {"id", e.id}, {"kind", r[1].c_str()}, {"detail", r[2].c_str()}, {"order", std::move(order)}});
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace
+
+bool Cursor::accept(std::int64_t id) {
+    if (id <= low_) return false;
+    return above_.insert(id).second;
+}
+
+void Cursor::advance(std::chrono::steady_clock::time_point now, std::chrono::milliseconds grace) {
+    for (;;) {
+        if (!above_.empty() && *above_.begin() == low_ + 1) {
+            ++low_;
+            above_.erase(above_.begin());
+            gap_since_.reset();
+            continue;
+        }
+        if (above_.empty()) {
+            gap_since_.reset();
+            return;
+        }
+        if (!gap_since_) {
+            gap_since_ = now;
+            return;
+        }
+        if (now - *gap_since_ < grace) return;
+        low_ = *above_.begin() - 1;  // the ids below the first seen one are given up on
+        gap_since_.reset();
+    }
+}
+
+void Subscription::offer(const Event& e) {
+    if (!branches_.contains(e.branch_id)) return;
+    {
+        std::lock_guard lock(mutex_);
+        if (overflowed_) return;
+        if (queue_.size() >= kMaxQueued) {
+            overflowed_ = true;
+            queue_.clear();
+        } else {
+            queue_.push_back(e);
+        }
+    }
+    if (auto w = writer_.lock()) w->wake();
+}
+
+std::vector<Event> Subscription::take(bool& overflowed) {
+    std::lock_guard lock(mutex_);
+    overflowed = overflowed_;
+    std::vector<Event> out(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+    queue_.clear();
+    return out;
+}
+
+EventFeed::EventFeed(asio::io_context& ioc, common::db::Pool& pool, std::chrono::milliseconds interval)
+    : ioc_(ioc), pool_(pool), interval_(interval), timer_(asio::make_strand(ioc)) {}  // loop and wake-ups serialized
+
+void EventFeed::start() {
+    asio::co_spawn(timer_.get_executor(), loop(), [](std::exception_ptr e) {
+        if (!e) return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            common::log::error("dashboard feed stopped", {{"error", ex.what()}});
+        }
+    });
+}
+
+void EventFeed::stop() {
+    stopped_.store(true);
+    asio::post(timer_.get_executor(), [this] { timer_.cancel(); });
+}
+
+std::shared_ptr<Subscription> EventFeed::subscribe(std::set<std::string> branches,
+                                                   std::shared_ptr<common::http::StreamWriter> writer) {
+    auto s = std::make_shared<Subscription>(std::move(branches), std::move(writer));
+    std::lock_guard lock(mutex_);
+    subs_.push_back(s);
+    return s;
+}
+
+void EventFeed::unsubscribe(const std::shared_ptr<Subscription>& s) {
+    std::lock_guard lock(mutex_);
+    std::erase(subs_, s);
+}
+
+std::vector<Event> EventFeed::replay(pqxx::connection& conn, std::int64_t after, const std::string& user_id,
+                                     std::size_t limit) {
+    pqxx::read_transaction tx(conn);
+    return events_of(tx.exec_params(event_sql("e.id > $1 AND " + in_scope("e.branch_id", "$3")), after,
+                                    static_cast<long long>(limit), user_id));
+}
+
+asio::awaitable<void> EventFeed::loop() {
+    std::optional<Cursor> cursor;
+    bool failing = false;
+    auto next_cleanup = std::chrono::steady_clock::now();
+    while (!stopped_.load()) {
+        try {
+            if (std::chrono::steady_clock::now() >= next_cleanup) {
+                next_cleanup = std::chrono::steady_clock::now() + kCleanupEvery;
+                co_await pool_.run(&clean_up);
+            }
+            if (!cursor) {
+                // Start at the newest event: boards that were open before catch up through Last-Event-ID.
+                auto newest = [](pqxx::connection& c) {
+                    pqxx::read_transaction tx(c);
+                    return tx.exec("SELECT coalesce(max(id), 0) FROM hub.dashboard_events")[0][0].as<std::int64_t>();
+                };
+                cursor.emplace(co_await pool_.run(std::move(newest)));
+            }
+            const std::int64_t low = cursor->low();
+            auto fetch = [low](pqxx::connection& c) {
+                pqxx::read_transaction tx(c);
+                return events_of(tx.exec_params(event_sql("e.id > $1"), low, static_cast<long long>(kBatch)));
+            };
+            auto events = co_await pool_.run(std::move(fetch));
+            std::vector<std::shared_ptr<Subscription>> subs;
+            {
+                std::lock_guard lock(mutex_);
+                subs = subs_;
+            }
+            for (const auto& e : events) {
+                if (!cursor->accept(e.id)) continue;
+                for (const auto& s : subs) s->offer(e);
+            }
+            cursor->advance(std::chrono::steady_clock::now(), kGapGrace);
+            if (failing) common::log::info("dashboard feed polls again");
+            failing = false;
+            if (events.size() == kBatch && cursor->low() != low) continue;  // more waiting: no pause
+        } catch (const std::exception& e) {
+            // The database is away: try again on the next tick (logged once, not four times a second).
+            if (!failing) common::log::warn("dashboard feed poll failed", {{"error", e.what()}});
+            failing = true;
+        }
+        // Also with no board open: the cursor must stay current, so that a board that opens gets what follows
+        // its opening and nothing older (a slower idle pace delivered seconds-old events as new ones).
+        timer_.expires_after(interval_);
+        co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+}
+
+}  // namespace hub::dashboard

@@ -1,0 +1,50 @@
+#include "hub/forward/resend.hpp"
+
+#include <pqxx/pqxx>
+
+namespace hub::forward {
+
+std::string ResendOutcome::message() const {
+    switch (kind) {
+        case Kind::requeued: return "queued again after " + previous_state;
+        case Kind::not_found: return "no such order";
+        case Kind::cancelled: return "the order was cancelled; it is not sent";
+        case Kind::already_queued: return "the order is already queued (" + previous_state + ")";
+    }
+    return {};
+}
+
+ResendOutcome resend_order(pqxx::transaction_base& tx, const std::string& order_id,
+                           const std::optional<std::string>& actor) {
+    ResendOutcome out;
+    auto job = tx.exec_params(
+        "SELECT j.state, o.delivery_status, o.branch_id, o.partner_id FROM hub.forward_jobs j "
+        "JOIN hub.orders o ON o.id = j.order_id WHERE j.order_id = $1 FOR UPDATE OF j",
+        order_id);
+    if (job.empty()) return out;
+    out.previous_state = job[0][0].as<std::string>();
+    out.branch_id = job[0][2].as<std::string>();
+    if (job[0][1].as<std::string>() == "cancelled") {
+        out.kind = ResendOutcome::Kind::cancelled;
+        return out;
+    }
+    if (out.previous_state == "pending" || out.previous_state == "in_flight") {
+        out.kind = ResendOutcome::Kind::already_queued;
+        return out;
+    }
+    tx.exec_params(
+        "UPDATE hub.forward_jobs SET state = 'pending', due_at = now(), attempts = 0, last_error = NULL, "
+        "updated_at = now() WHERE order_id = $1",
+        order_id);
+    // libpqxx 6.4 sends a null `const char*` as NULL (it has no std::optional parameters).
+    tx.exec_params(
+        "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, "
+        "applied, actor, detail) VALUES ($1, $2, $3, 'forward_requeued', 'operator', now(), true, "
+        "coalesce($4, current_user), $5)",
+        order_id, out.branch_id, job[0][3].as<std::string>(), actor ? actor->c_str() : nullptr,
+        "resend after " + out.previous_state);
+    out.kind = ResendOutcome::Kind::requeued;
+    return out;
+}
+
+}  // namespace hub::forward

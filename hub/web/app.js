@@ -1,0 +1,356 @@
+// The merchant board: log in, pick a branch, watch its orders arrive and change live, notice POS problems and
+// send an order to the POS again.
+import * as api from './api.js';
+import * as fmt from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  user: null, branch: '', filter: 'today', orders: new Map(), selected: '', stream: null, synced: false,
+  phones: new Map(), // order id -> phone opened by the user (kept across re-renders)
+};
+
+// ---- small DOM helpers (text only: nothing from the hub is ever parsed as HTML) ----
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+const badge = ({ label, tone }, extra = '') => el('span', { class: `badge tone-${tone} ${extra}`, text: label });
+
+// ---- sound: a short chime made with Web Audio (no file to fetch); browsers allow it after a user gesture ----
+let audio = null;
+function unlockAudio() {
+  if (!audio && window.AudioContext) audio = new AudioContext();
+  if (audio && audio.state === 'suspended') audio.resume();
+}
+function chime(urgent) {
+  document.body.dataset.chimes = String(Number(document.body.dataset.chimes || 0) + 1);
+  if (!audio) return;
+  const notes = urgent ? [880, 660, 880, 660] : [660, 990];
+  notes.forEach((f, i) => {
+    const o = audio.createOscillator();
+    const g = audio.createGain();
+    o.frequency.value = f;
+    o.type = urgent ? 'square' : 'sine';
+    const t = audio.currentTime + i * 0.18;
+    g.gain.setValueAtTime(0.0001, t);
+    g.gain.exponentialRampToValueAtTime(0.4, t + 0.02);
+    g.gain.exponentialRampToValueAtTime(0.0001, t + 0.16);
+    o.connect(g).connect(audio.destination);
+    o.start(t);
+    o.stop(t + 0.17);
+  });
+}
+document.addEventListener('pointerdown', unlockAudio);
+document.addEventListener('keydown', unlockAudio);
+
+// ---- banners ----
+// Problem banners stay until dismissed; the others go after a minute. At most four at a time, newest first.
+const MAX_BANNERS = 4;
+function banner(kind, text, orderId, { sound = true } = {}) {
+  const box = $('banners');
+  const b = el('div', { class: `banner ${kind}`, role: 'alert', 'data-order-id': orderId || '' },
+    el('span', { class: 'text', text: text.length > 200 ? text.slice(0, 197) + '…' : text }),
+    el('span', { class: 'buttons' },
+      orderId ? el('button', { type: 'button', text: 'Open', onclick: () => { b.remove(); select(orderId); } }) : null,
+      el('button', { type: 'button', text: 'Dismiss', onclick: () => b.remove() })));
+  box.prepend(b);
+  while (box.children.length > MAX_BANNERS) {
+    const quiet = [...box.children].reverse().find((x) => !x.classList.contains('problem')) || box.lastElementChild;
+    quiet.remove();
+  }
+  if (kind !== 'problem') setTimeout(() => b.remove(), 60_000);
+  if (sound) chime(kind === 'problem');
+}
+
+// ---- filters ----
+function matches(o) {
+  switch (state.filter) {
+    case 'active': return o.delivery_status !== 'delivered' && o.delivery_status !== 'cancelled';
+    case 'problems': return o.problem !== '';
+    case 'today': {
+      const start = new Date(fmt.startOfToday()).getTime();
+      const end = start + 86400000;
+      const inDay = (iso) => iso && new Date(iso).getTime() >= start && new Date(iso).getTime() < end;
+      return inDay(o.created_at) || inDay(o.schedule_date);
+    }
+    default: return true;
+  }
+}
+
+// ---- rendering ----
+function card(o) {
+  const scheduled = o.is_schedule
+    ? el('div', { class: 'schedule', text: `Scheduled for ${fmt.dateTime(o.schedule_date)}` }) : null;
+  const li = el('li', {
+    class: `order tone-${fmt.tone(o)}`, 'data-order-id': o.id, 'data-external-id': o.external_id,
+    'data-delivery-status': o.delivery_status, 'data-forwarding': o.forwarding, tabindex: '0',
+    'aria-current': String(o.id === state.selected),
+    onclick: () => select(o.id),
+    onkeydown: (e) => { if (e.key === 'Enter') select(o.id); },
+  },
+  el('div', { class: 'line1' },
+    el('span', { class: 'ref', text: fmt.reference(o) }),
+    el('span', { class: 'meta', text: `${fmt.time(o.created_at)} · ${o.order_type} · ${o.total}` })),
+  el('div', { class: 'line2' },
+    badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding')),
+  scheduled,
+  el('div', { class: 'meta', text: `${o.item_count} item(s)${o.customer_name ? ' · ' + o.customer_name : ''}` }));
+  return li;
+}
+
+function renderList() {
+  const list = $('orders');
+  const shown = [...state.orders.values()].filter(matches).sort((a, b) => (a.id < b.id ? 1 : -1));
+  list.replaceChildren(...shown.map(card));
+  $('empty').hidden = shown.length > 0;
+}
+
+function row(cells, head = false) {
+  return el('tr', {}, ...cells.map((c, i) => el(head ? 'th' : 'td', {
+    text: c === null || c === undefined ? '' : String(c), class: i === cells.length - 1 ? 'wrap' : 'nowrap',
+  })));
+}
+
+function table(headers, rows) {
+  return el('div', { class: 'scroll' },
+    el('table', {}, el('thead', {}, row(headers, true)), el('tbody', {}, ...rows.map((r) => row(r)))));
+}
+
+const RESENDABLE = new Set(['rejected', 'dead', 'auth_failed', 'delivered']);
+
+function renderDetail(o) {
+  const d = $('detail');
+  d.hidden = false;
+  d.dataset.orderId = o.id;
+  const parts = [
+    el('h2', { text: fmt.reference(o) }),
+    el('p', {}, badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding')),
+  ];
+  if (o.problem && o.last_error) parts.push(el('p', { class: 'error', text: `POS said: ${o.last_error}` }));
+  parts.push(el('p', { text: `Hub order ${o.id} · ${o.order_type} · paid by ${o.payment_method}` }));
+  parts.push(o.is_schedule
+    ? el('p', { class: 'schedule', text: `Scheduled for ${fmt.dateTime(o.schedule_date)}` + (o.due_at ? ` (sent to the POS at ${fmt.time(o.due_at)})` : '') })
+    : el('p', { text: `Placed at ${fmt.dateTime(o.created_at)}` }));
+  if (o.note) parts.push(el('p', { text: `Note: ${o.note}` }));
+
+  parts.push(el('h3', { text: 'Customer' }));
+  if (o.customer) {
+    const opened = state.phones.get(o.id);
+    const phone = el('span', { class: 'phone', text: opened || o.customer.phone });
+    const show = o.customer.phone_masked && !opened ? el('button', {
+      type: 'button', text: 'Show phone', class: 'show-phone',
+      onclick: async () => {
+        try {
+          const full = await api.revealPhone(o.id);
+          state.phones.set(o.id, full);
+          phone.textContent = full;
+          show.remove();
+        } catch (e) {
+          handleError(e);
+        }
+      },
+    }) : null;
+    parts.push(el('p', {}, `${o.customer.name} · `, phone, ' ', show));
+    if (o.customer.address) parts.push(el('p', { text: o.customer.address }));
+  } else {
+    parts.push(el('p', { text: 'No customer data' }));
+  }
+  if (o.car_data) {
+    parts.push(el('h3', { text: 'Car' }));
+    const c = o.car_data;
+    parts.push(el('p', { class: 'car', text: `${c.color} ${c.car_brand} · plate ${c.plate_letters} ${c.plate_number}` }));
+  }
+
+  parts.push(el('h3', { text: 'Items' }));
+  parts.push(el('ul', {}, ...o.items.map((it) => el('li', {},
+    `${it.quantity} × ${it.id} (${it.price})${it.note ? ' — ' + it.note : ''}`,
+    it.options.length ? el('ul', {}, ...it.options.map((op) => el('li', { text: `+ ${op.quantity} × ${op.id} (${op.price})` }))) : null))));
+  parts.push(el('p', { text: `Subtotal ${o.subtotal} · tax ${o.tax} · discount ${o.discount} · total ${o.total}` }));
+
+  parts.push(el('h3', { text: 'Status timeline' }));
+  parts.push(table(['time', 'status', 'from', 'applied', 'by / detail'],
+    o.timeline.map((s) => [fmt.clock(s.event_time), s.status, s.source, s.applied ? 'yes' : 'no',
+      [s.actor, s.detail].filter(Boolean).join(' · ')])));
+  parts.push(el('h3', { text: 'POS delivery attempts' }));
+  parts.push(o.attempts.length
+    ? table(['#', 'time', 'HTTP', 'outcome', 'ms', 'error'],
+      o.attempts.map((a) => [a.attempt, fmt.clock(a.attempted_at), a.http_status ?? '—', a.outcome, a.latency_ms, a.error || '']))
+    : el('p', { text: 'Not sent yet' }));
+
+  const actions = el('div', { class: 'actions' });
+  if (RESENDABLE.has(o.forwarding) && o.delivery_status !== 'cancelled')
+    actions.append(el('button', { type: 'button', class: 'primary resend', text: 'Send to POS again', onclick: () => confirmResend(o) }));
+  actions.append(el('button', { type: 'button', text: 'Close', onclick: () => { state.selected = ''; d.hidden = true; renderList(); } }));
+  parts.push(actions);
+  d.replaceChildren(...parts);
+}
+
+async function select(id) {
+  state.selected = id;
+  renderList();
+  try {
+    renderDetail(await api.order(id));
+  } catch (e) {
+    handleError(e);
+  }
+}
+
+function confirmResend(o) {
+  const dlg = $('confirm');
+  $('confirm-text').textContent = `Send ${fmt.reference(o)} to the POS again? It is now: ${fmt.forwarding(o).label}.`;
+  dlg.onclose = async () => {
+    if (dlg.returnValue !== 'ok') return;
+    try {
+      await api.resend(o.id);
+      banner('new', `${fmt.reference(o)} queued for the POS again`, o.id, { sound: false });
+      await select(o.id);
+    } catch (e) {
+      handleError(e);
+    }
+  };
+  dlg.returnValue = '';
+  dlg.showModal();
+}
+
+// ---- live updates ----
+// Banners for what changed: an order not seen before (from an event, or from a list reload after a
+// reconnection), and an order whose POS problem is new.
+// `isNew`: the order was just created; `fresh`: what is known about it just happened (an event, or a reload
+// after a reconnection of an order created in the last minutes).
+function notice(prev, o, isNew, fresh) {
+  if (!prev && isNew) {
+    banner('new', `New order ${fmt.reference(o)}` + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
+  }
+  // A problem that went away (the POS took the order after all) takes its banner with it.
+  if (prev && prev.problem && !o.problem) {
+    for (const b of document.querySelectorAll('.banner.problem')) if (b.dataset.orderId === o.id) b.remove();
+  }
+  if (o.problem && (prev ? prev.problem !== o.problem : fresh)) {
+    banner('problem', `${fmt.problem(o)}: ${fmt.reference(o)}${o.last_error ? ' — ' + o.last_error : ''}`, o.id);
+  }
+}
+
+function onEvent(ev) {
+  const o = ev.order;
+  if (o.branch_id !== state.branch) return;
+  const prev = state.orders.get(o.id);
+  state.orders.set(o.id, o);
+  notice(prev, o, ev.kind === 'status' && ev.detail === 'received', true);
+  renderList();
+  if (state.selected === o.id) select(o.id);
+}
+
+function setLive(s) {
+  const live = $('live');
+  live.dataset.state = s;
+  live.textContent = { live: 'Live', connecting: 'Connecting…', offline: 'Offline — reconnecting' }[s];
+  // After a (re)connection the list is reloaded, so nothing missed while away stays missing.
+  if (s === 'live') loadList();
+}
+
+async function loadList() {
+  try {
+    const branch = state.branch;
+    const list = await api.orders(branch, state.filter, fmt.startOfToday());
+    if (branch !== state.branch) return;
+    const recent = Date.now() - 10 * 60_000;
+    for (const o of list) {
+      const prev = state.orders.get(o.id);
+      state.orders.set(o.id, o);
+      // After the first load, a recent order we had not seen arrived while the stream was away.
+      if (state.synced && new Date(o.created_at).getTime() > recent) notice(prev, o, !prev, true);
+    }
+    state.synced = true;
+    renderList();
+  } catch (e) {
+    handleError(e);
+  }
+}
+
+function follow() {
+  if (state.stream) state.stream.stop();
+  state.stream = api.follow(state.branch, { onEvent, onState: setLive, onSessionEnded: () => showLogin('Your session ended; log in again.') });
+}
+
+function handleError(e) {
+  if (e.status === 401) showLogin('Your session ended; log in again.');
+  else banner('problem', e.message || String(e), '', { sound: false });
+}
+
+// ---- views ----
+function showLogin(message = '') {
+  if (state.stream) state.stream.stop();
+  state.stream = null;
+  state.user = null;
+  state.orders.clear();
+  state.phones.clear();
+  state.synced = false;
+  $('who').hidden = true;
+  $('board-view').hidden = true;
+  $('login-view').hidden = false;
+  $('login-error').textContent = message;
+  $('email').focus();
+}
+
+function showBoard(user) {
+  state.user = user;
+  $('login-view').hidden = true;
+  $('board-view').hidden = false;
+  $('who').hidden = false;
+  const select = $('branch');
+  select.replaceChildren(...user.branches.map((b) => el('option', { value: b.id, text: b.name && b.name !== b.id ? `${b.name} (${b.id})` : b.id })));
+  const saved = localStorage.getItem('orderhub.branch');
+  state.branch = user.branches.some((b) => b.id === saved) ? saved : (user.branches[0] || {}).id || '';
+  select.value = state.branch;
+  if (!state.branch) {
+    $('empty').hidden = false;
+    $('empty').textContent = 'This user has no branch to show.';
+    return;
+  }
+  follow();
+}
+
+$('branch').addEventListener('change', (e) => {
+  state.branch = e.target.value;
+  localStorage.setItem('orderhub.branch', state.branch);
+  state.orders.clear();
+  state.synced = false;
+  state.selected = '';
+  $('detail').hidden = true;
+  renderList();
+  follow();
+});
+
+for (const b of document.querySelectorAll('[data-filter]')) {
+  b.addEventListener('click', () => {
+    state.filter = b.dataset.filter;
+    for (const x of document.querySelectorAll('[data-filter]')) x.setAttribute('aria-pressed', String(x === b));
+    loadList();
+  });
+}
+
+$('login-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  unlockAudio();
+  $('login-error').textContent = '';
+  try {
+    showBoard(await api.login($('email').value, $('password').value));
+    $('password').value = '';
+  } catch (err) {
+    $('login-error').textContent = err.status === 401 ? 'E-mail or password does not match.' : err.message;
+  }
+});
+
+$('logout').addEventListener('click', async () => {
+  try { await api.logout(); } catch { /* the session is gone either way */ }
+  showLogin('Logged out.');
+});
+
+api.session().then(showBoard, () => showLogin());
