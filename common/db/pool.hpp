@@ -49,6 +49,10 @@ struct PoolStats {
 /// and the coroutine resumes on its own executor, so no I/O thread ever blocks on the database. A connection
 /// that breaks is dropped and every worker reconnects before its next job, which recovers from a server
 /// restart without restarting the process. Thread-safe; the destructor finishes queued jobs and joins.
+///
+/// Declare the io_context before the Pool (so the Pool is destroyed, and its workers joined, first): a worker
+/// that has just posted a completion still holds a copy of the coroutine's executor for a moment, and the last
+/// copy of a strand must not outlive its io_context (AddressSanitizer caught exactly that in the tests).
 class Pool {
 public:
     struct Options {

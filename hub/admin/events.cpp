@@ -85,12 +85,12 @@ int replay(const ParsedArgs& args) {
         partner.signing = rows[0][5].as<bool>();
     }
     // Today's validator, configuration and storage path, exactly as a new request would take it.
+    boost::asio::io_context ioc;
     common::db::Pool pool({.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1,
                            .on_connect = db::prepare_all});
     ingest::OrderStore store(pool, 1, 1);
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
     ingest::WebhookHandler handler(partners, store);
-    boost::asio::io_context ioc;
     auto future = boost::asio::co_spawn(
         ioc, handler.process(partner, body, "replay-" + common::http::new_request_id(), headers, id),
         boost::asio::use_future);

@@ -48,11 +48,11 @@ int serve(const common::config::ParsedArgs& args) {
     }
 
     metrics::HubMetrics hub_metrics;
+    boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     common::db::Pool pool({.url = cfg.database_url,
                            .workers = cfg.db_workers,
                            .on_connect = db::prepare_serving,
                            .queue_wait = &hub_metrics.pool_wait()});
-    boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
     // tests/load/ingest-bench.sh), leaving the other workers free for lookups, readiness and the forwarder.

@@ -30,12 +30,12 @@ struct Answer {
 
 /// Stores `reqs` as ONE batch: the pool's only worker is held busy until every request has been queued.
 std::vector<Answer> one_batch(const std::string& url, const std::vector<Req>& reqs) {
+    asio::io_context ioc;
     common::db::Pool pool({.url = url, .workers = 1, .on_connect = hub::db::prepare_all});
     hub::ingest::OrderStore store(pool, 256, 1);
     std::promise<void> release;
     auto released = release.get_future().share();
     pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
-    asio::io_context ioc;
     std::vector<Answer> answers(reqs.size());
     for (std::size_t i = 0; i < reqs.size(); ++i) {
         asio::co_spawn(

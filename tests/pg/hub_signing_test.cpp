@@ -80,9 +80,9 @@ Created create_signing(const std::string& url, const std::string& key_hex, const
 
 std::optional<hub::ingest::Partner> lookup(const std::string& url, const std::string& key,
                                            std::optional<SecretBox> box) {
+    asio::io_context ioc;
     common::db::Pool pool({.url = url, .workers = 1, .on_connect = hub::db::prepare_all});
     hub::ingest::PartnerDirectory dir(pool, std::chrono::milliseconds(0), std::move(box));
-    asio::io_context ioc;
     auto f = asio::co_spawn(ioc, dir.find(key), asio::use_future);
     ioc.run();
     return f.get();

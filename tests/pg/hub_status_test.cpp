@@ -193,9 +193,9 @@ TEST_CASE("app role: serving connections drop to orderhub_app and can do their w
     CHECK(outcome_of(c, "DELETE FROM hub.orders") == "denied");
     CHECK(outcome_of(c, "UPDATE hub.partners SET name = 'x'") == "denied");
     // The whole request path works under the role.
+    asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_serving});
     hub::ingest::OrderStore store(pool, 8, 1);
-    asio::io_context ioc;
     StoreOutcome out;
     asio::co_spawn(
         ioc,

@@ -132,11 +132,11 @@ TEST_CASE("store: an unknown branch stores nothing but the inbox row", "[store]"
 
 TEST_CASE("store: a stopped database is reported as unavailable and nothing is half-stored", "[store][restart]") {
     // A server that is not there: the same exception path as a stopped one.
+    asio::io_context ioc;
     common::db::Pool pool({.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2",
                            .workers = 1,
                            .on_connect = hub::db::prepare_all});
     hub::ingest::OrderStore store(pool, 8, 1);
-    asio::io_context ioc;
     std::exception_ptr error;
     asio::co_spawn(
         ioc,
@@ -168,9 +168,9 @@ TEST_CASE("partners: keys are random, stored hashed, and looked up by hash", "[s
             "('p4', 'x', 'four', repeat('c', 64), now())");
         tx.commit();
     }
+    asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
     hub::ingest::PartnerDirectory dir(pool, std::chrono::milliseconds(0));
-    asio::io_context ioc;
     std::optional<hub::ingest::Partner> found, missing;
     asio::co_spawn(
         ioc,

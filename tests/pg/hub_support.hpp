@@ -73,9 +73,9 @@ inline ::hub::ingest::InboxRecord inbox_for(const std::string& partner, const st
 inline std::vector<StoreOutcome> store_all(const std::string& url,
                                            const std::vector<std::pair<std::string, std::string>>& reqs,
                                            std::size_t workers = 4) {
+    asio::io_context ioc;
     common::db::Pool pool({.url = url, .workers = workers, .on_connect = ::hub::db::prepare_all});
     ::hub::ingest::OrderStore store(pool, 64, workers > 1 ? workers - 1 : 1);
-    asio::io_context ioc;
     std::vector<StoreOutcome> out(reqs.size());
     std::vector<std::string> errors;
     for (std::size_t i = 0; i < reqs.size(); ++i) {

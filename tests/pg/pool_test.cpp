@@ -30,8 +30,8 @@ asio::awaitable<void> one_query(asio::io_context& ioc, common::db::Pool& pool, i
 
 TEST_CASE("pool: many coroutines share a few connections and resume on their own executors", "[pool]") {
     tests::TempDatabase db;
-    common::db::Pool pool({.url = db.url(), .workers = 3, .on_connect = {}});
     asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 3, .on_connect = {}});
     std::atomic<int> ok{0}, wrong_thread{0};
     constexpr int kCoroutines = 300;
     for (int i = 0; i < kCoroutines; ++i)
@@ -49,8 +49,8 @@ TEST_CASE("pool: many coroutines share a few connections and resume on their own
 
 TEST_CASE("pool: an exception in the job reaches the awaiting coroutine", "[pool]") {
     tests::TempDatabase db;
-    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
     asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
     std::string caught;
     asio::co_spawn(
         ioc,

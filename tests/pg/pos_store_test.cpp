@@ -352,8 +352,8 @@ TEST_CASE("orders: 20 concurrent identical requests store one order and all answ
     std::mutex m;
     std::vector<pos::store::SubmitResult> results;
     {
-        common::db::Pool pool({.url = db.url(), .workers = kRequests, .on_connect = pos::store::prepare_statements});
         asio::io_context ioc;
+        common::db::Pool pool({.url = db.url(), .workers = kRequests, .on_connect = pos::store::prepare_statements});
         for (int i = 0; i < kRequests; ++i) {
             asio::co_spawn(asio::make_strand(ioc), submit_one(pool, submission("BRAND-A", kOrder), m, results),
                            asio::detached);
