@@ -1,6 +1,8 @@
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 
+#include "hub/db/order_items.hpp"
+
 #include "hub/admin/admin.hpp"
 
 namespace hub::admin {
@@ -35,21 +37,7 @@ int show(const ParsedArgs& args) {
         id);
     if (o.empty()) throw UserError("no order with id '" + id + "'");
     const auto& r = o[0];
-    boost::json::array items;
-    for (const auto& it : tx.exec_params("SELECT line_no, item_id, quantity, price::text, note FROM hub.order_items "
-                                         "WHERE order_id = $1 ORDER BY line_no",
-                                         id)) {
-        boost::json::array options;
-        for (const auto& op : tx.exec_params("SELECT option_id, price::text, quantity FROM hub.order_item_options "
-                                             "WHERE order_id = $1 AND line_no = $2 ORDER BY option_no",
-                                             id, it[0].as<int>()))
-            options.push_back({{"id", op[0].c_str()}, {"price", op[1].c_str()}, {"quantity", op[2].as<int>()}});
-        items.push_back({{"id", it[1].c_str()},
-                         {"quantity", it[2].as<int>()},
-                         {"price", it[3].c_str()},
-                         {"note", it[4].c_str()},
-                         {"options", std::move(options)}});
-    }
+    boost::json::array items = hub::db::order_items_json(tx, id);
     boost::json::object out{
         {"id", r[0].c_str()},
         {"partner", r[1].c_str()},

@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 
+#include "hub/db/order_items.hpp"
+
 #include "hub/dashboard/auth.hpp"
 
 namespace hub::dashboard {
@@ -113,22 +115,7 @@ std::optional<boost::json::object> order_detail(pqxx::transaction_base& tx, cons
     out["due_at"] = nullable(r[k + 12]);
     out["pos_order_id"] = nullable(r[k + 13]);
 
-    boost::json::array items;
-    for (const auto& it : tx.exec_params("SELECT line_no, item_id, quantity, price::text, note FROM hub.order_items "
-                                         "WHERE order_id = $1 ORDER BY line_no",
-                                         order_id)) {
-        boost::json::array options;
-        for (const auto& op : tx.exec_params("SELECT option_id, price::text, quantity FROM hub.order_item_options "
-                                             "WHERE order_id = $1 AND line_no = $2 ORDER BY option_no",
-                                             order_id, it[0].as<int>()))
-            options.push_back({{"id", op[0].c_str()}, {"price", op[1].c_str()}, {"quantity", op[2].as<int>()}});
-        items.push_back({{"id", it[1].c_str()},
-                         {"quantity", it[2].as<int>()},
-                         {"price", it[3].c_str()},
-                         {"note", it[4].c_str()},
-                         {"options", std::move(options)}});
-    }
-    out["items"] = std::move(items);
+    out["items"] = db::order_items_json(tx, order_id);
 
     boost::json::array timeline;
     for (const auto& s : tx.exec_params("SELECT id, status, source, " + iso("event_time") + ", " + iso("received_at") +
