@@ -20,8 +20,8 @@ bool is_unavailable(std::exception_ptr e) {
         // 53300 (too many connections). libpqxx 6.4 leaves the SQLSTATE empty when the connection died under the
         // statement: that is the server going away too.
         const std::string& state = err.sqlstate();
-        return state.empty() || state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" ||
-               state == "57P03" || state == "53300";
+        return state.empty() || state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03" ||
+               state == "53300";
     } catch (const pqxx::failure&) {
         // Not an SQL error: a connection-level failure ("not connected", commit outcome unknown). The request
         // may be retried safely: every write of the hub is idempotent.
@@ -77,7 +77,8 @@ void Pool::worker_loop() {
             ++jobs_;
         }
         if (options_.queue_wait)
-            options_.queue_wait->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+            options_.queue_wait->observe(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
         // Another worker saw the server go away: this connection is very likely dead too.
         if (conn && conn_epoch != epoch_.load()) conn.reset();
         std::exception_ptr setup_error;

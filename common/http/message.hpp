@@ -15,9 +15,9 @@ namespace common::http {
 
 /// A parsed HTTP request as handlers see it; Beast types stay inside the server.
 struct Request {
-    std::string method;      ///< "POST"
-    std::string target;      ///< "/webhooks/abc?x=1"
-    std::string path;        ///< "/webhooks/abc"
+    std::string method;  ///< "POST"
+    std::string target;  ///< "/webhooks/abc?x=1"
+    std::string path;    ///< "/webhooks/abc"
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     std::string request_id;  ///< generated per request, echoed in X-Request-Id

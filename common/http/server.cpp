@@ -140,8 +140,14 @@ struct ConnStream final : StreamWriter, std::enable_shared_from_this<ConnStream<
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     Impl(asio::io_context& io, config::HostPort l, Limits lim, Handler h, ErrorRenderer e, AccessLog a,
          std::optional<TlsFiles> tls)
-        : ioc(io), listen(std::move(l)), limits(lim), handler(std::move(h)), errors(std::move(e)),
-          access_log(std::move(a)), acceptor(asio::make_strand(io)), tls_files(std::move(tls)) {
+        : ioc(io),
+          listen(std::move(l)),
+          limits(lim),
+          handler(std::move(h)),
+          errors(std::move(e)),
+          access_log(std::move(a)),
+          acceptor(asio::make_strand(io)),
+          tls_files(std::move(tls)) {
         if (tls_files) tls_context = make_server_tls_context(*tls_files);
     }
 
@@ -334,8 +340,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                 r.close = true;
                 co_await write(*c, meta, r, 11, false);
                 if (access_log)
-                    access_log(meta, r, std::chrono::duration_cast<std::chrono::microseconds>(
-                                            std::chrono::steady_clock::now() - started));
+                    access_log(meta, r,
+                               std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                                     started));
                 break;
             }
 
@@ -356,8 +363,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             if (r.stream) {
                 co_await stream(c, meta, r);
                 if (access_log)
-                    access_log(meta, r, std::chrono::duration_cast<std::chrono::microseconds>(
-                                            std::chrono::steady_clock::now() - started));
+                    access_log(meta, r,
+                               std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                                     started));
                 // No close_notify: the peer may have gone, and a TLS shutdown must not race the watcher's read.
                 co_await close(*c, false);
                 co_return;
@@ -365,8 +373,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             const bool keep_alive = client_keep_alive && !r.close && !stopping.load();
             const bool ok = co_await write(*c, meta, r, version, keep_alive);
             if (access_log)
-                access_log(meta, r, std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::steady_clock::now() - started));
+                access_log(
+                    meta, r,
+                    std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
             if (!ok || !keep_alive) break;
         }
         co_await close(*c, true);
@@ -463,7 +472,9 @@ void Server::start() {
     a.open(ep.protocol());
     a.set_option(tcp::acceptor::reuse_address(true));
     a.bind(ep, ec);
-    if (ec) throw std::system_error(ec, "cannot listen on " + impl_->listen.host + ":" + std::to_string(impl_->listen.port));
+    if (ec)
+        throw std::system_error(ec,
+                                "cannot listen on " + impl_->listen.host + ":" + std::to_string(impl_->listen.port));
     a.listen(asio::socket_base::max_listen_connections);
     asio::co_spawn(a.get_executor(), impl_->accept_loop(), asio::detached);
 }

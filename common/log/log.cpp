@@ -32,8 +32,8 @@ std::string now_iso() {
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
     return buf;
 }
 
@@ -42,14 +42,16 @@ std::string now_iso() {
 void set_format(Format format) { g_format.store(format); }
 
 bool parse_format(std::string_view text, Format& out) {
-    if (text == "json") out = Format::json;
-    else if (text == "text") out = Format::text;
-    else return false;
+    if (text == "json")
+        out = Format::json;
+    else if (text == "text")
+        out = Format::text;
+    else
+        return false;
     return true;
 }
 
-std::string format_line(Format format, std::string_view time, Level level, std::string_view message,
-                        Fields fields) {
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields) {
     if (format == Format::json) {
         boost::json::object o;
         o["time"] = time;

@@ -3,8 +3,8 @@
 #include <boost/json/value.hpp>
 #include <initializer_list>
 #include <string>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace common::log {
@@ -24,8 +24,7 @@ struct Value {
     Value(std::string_view s) : json(s) {}
     Value(const char* s) : json(s) {}
     template <class T>
-        requires std::is_arithmetic_v<T>
-    Value(T n) : json(n) {}
+    requires std::is_arithmetic_v<T> Value(T n) : json(n) {}
     Value(boost::json::value j) : json(std::move(j)) {}
     boost::json::value json;
 };
@@ -34,8 +33,7 @@ using Fields = std::initializer_list<std::pair<std::string_view, Value>>;
 
 /// One line without its line feed: a JSON object {time, level, msg, fields...}, or for humans
 /// `TIME LEVEL message key=value ...` (values with spaces, quotes, `=` or control characters are JSON-quoted).
-std::string format_line(Format format, std::string_view time, Level level, std::string_view message,
-                        Fields fields);
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields);
 
 /// Writes one line to stderr: time, level, message and fields. Never pass secrets, bodies or full phones.
 void write(Level level, std::string_view message, Fields fields = {});

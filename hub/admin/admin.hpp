@@ -1,7 +1,7 @@
 #pragma once
 
-#include <boost/json/object.hpp>
 #include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <memory>
 #include <pqxx/connection>
 #include <string>

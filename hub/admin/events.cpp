@@ -32,12 +32,12 @@ int list(const ParsedArgs& args) {
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
     boost::json::array rows;
-    for (const auto& r : tx.exec_params(
-             std::string("SELECT i.id, to_char(i.received_at AT TIME ZONE 'UTC', ") + kIso +
-                 "), p.label, i.event, i.external_id, i.order_id, i.http_status, i.outcome, i.error_code, "
-                 "i.replay_of, i.request_id FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
-                 "WHERE NOT $1 OR i.http_status NOT BETWEEN 200 AND 299 ORDER BY i.id DESC LIMIT $2",
-             args.has("failed"), static_cast<long long>(*limit))) {
+    for (const auto& r :
+         tx.exec_params(std::string("SELECT i.id, to_char(i.received_at AT TIME ZONE 'UTC', ") + kIso +
+                            "), p.label, i.event, i.external_id, i.order_id, i.http_status, i.outcome, i.error_code, "
+                            "i.replay_of, i.request_id FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
+                            "WHERE NOT $1 OR i.http_status NOT BETWEEN 200 AND 299 ORDER BY i.id DESC LIMIT $2",
+                        args.has("failed"), static_cast<long long>(*limit))) {
         rows.push_back({{"id", r[0].as<long long>()},
                         {"received_at", r[1].c_str()},
                         {"partner", r[2].c_str()},
@@ -50,8 +50,9 @@ int list(const ParsedArgs& args) {
                         {"replay_of", r[9].is_null() ? boost::json::value(nullptr) : r[9].as<long long>()},
                         {"request_id", r[10].c_str()}});
     }
-    print_rows(args, rows, {"id", "received_at", "partner", "event", "external_id", "http_status", "outcome",
-                            "error_code", "replay_of"});
+    print_rows(
+        args, rows,
+        {"id", "received_at", "partner", "event", "external_id", "http_status", "outcome", "error_code", "replay_of"});
     return 0;
 }
 
@@ -74,8 +75,9 @@ int replay(const ParsedArgs& args) {
         if (rows[0][6].as<bool>()) throw UserError("the event's partner is disabled");
         // Its sender was never authenticated: replaying it would store whatever anyone sent to the URL.
         if (rows[0][7].as<bool>())
-            throw UserError("the event was refused for its signature; it cannot be replayed (ask the platform to "
-                            "send it again, signed)");
+            throw UserError(
+                "the event was refused for its signature; it cannot be replayed (ask the platform to "
+                "send it again, signed)");
         pqxx::binarystring raw(rows[0][0]);
         body = raw.str();
         headers = rows[0][1].as<std::string>();
@@ -86,8 +88,8 @@ int replay(const ParsedArgs& args) {
     }
     // Today's validator, configuration and storage path, exactly as a new request would take it.
     boost::asio::io_context ioc;
-    common::db::Pool pool({.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1,
-                           .on_connect = db::prepare_all});
+    common::db::Pool pool(
+        {.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1, .on_connect = db::prepare_all});
     ingest::OrderStore store(pool, 1, 1);
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
     ingest::WebhookHandler handler(partners, store);
@@ -118,7 +120,9 @@ std::vector<common::cli::Command> event_commands() {
          list},
         {{"events", "replay"},
          "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
-         "EVENT_ID", db_options(), replay},
+         "EVENT_ID",
+         db_options(),
+         replay},
     };
 }
 

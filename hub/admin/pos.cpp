@@ -97,10 +97,11 @@ int map_set(const ParsedArgs& args) {
     pqxx::work tx(*conn);
     if (tx.exec_params("SELECT 1 FROM hub.partners WHERE id = $1", partner).empty())
         throw UserError("no partner with id '" + partner + "'");
-    tx.exec_params("INSERT INTO hub.item_mappings (partner_id, kind, external_id, pos_id) VALUES ($1, $2, $3, $4) "
-                   "ON CONFLICT (partner_id, kind, external_id) DO UPDATE SET pos_id = EXCLUDED.pos_id, "
-                   "updated_at = now()",
-                   partner, kind, external, pos_id);
+    tx.exec_params(
+        "INSERT INTO hub.item_mappings (partner_id, kind, external_id, pos_id) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (partner_id, kind, external_id) DO UPDATE SET pos_id = EXCLUDED.pos_id, "
+        "updated_at = now()",
+        partner, kind, external, pos_id);
     tx.commit();
     print_object(args, {{"partner", partner}, {"kind", kind}, {"external", external}, {"pos", pos_id}});
     return 0;
@@ -125,17 +126,20 @@ std::vector<common::cli::Command> pos_commands() {
         {{"pos", "set"},
          "the POS connection of a brand: a token, login credentials, or both (secrets sealed at rest)",
          "--brand BRAND [--environment ENV] --base-url URL [--token TOKEN] [--email E --password P] [--ca-file PEM]",
-         db_options({{.name = "brand", .help = "the brand", .placeholder = "BRAND"},
-                     {.name = "environment", .help = "the POS environment", .placeholder = "ENV",
-                      .default_value = "production"},
-                     {.name = "base-url", .help = "the POS base URL (http:// or https://)", .placeholder = "URL"},
-                     {.name = "token", .help = "bearer token; '-' reads it from standard input", .placeholder = "TOKEN"},
-                     {.name = "email", .help = "login e-mail, used after a 401", .placeholder = "E"},
-                     {.name = "password", .help = "login password; '-' reads it from standard input",
-                      .placeholder = "P"},
-                     {.name = "ca-file", .help = "PEM CA bundle to verify the POS (default: system store)",
-                      .placeholder = "PEM"},
-                     forward::secret_key_option()}),
+         db_options(
+             {{.name = "brand", .help = "the brand", .placeholder = "BRAND"},
+              {.name = "environment",
+               .help = "the POS environment",
+               .placeholder = "ENV",
+               .default_value = "production"},
+              {.name = "base-url", .help = "the POS base URL (http:// or https://)", .placeholder = "URL"},
+              {.name = "token", .help = "bearer token; '-' reads it from standard input", .placeholder = "TOKEN"},
+              {.name = "email", .help = "login e-mail, used after a 401", .placeholder = "E"},
+              {.name = "password", .help = "login password; '-' reads it from standard input", .placeholder = "P"},
+              {.name = "ca-file",
+               .help = "PEM CA bundle to verify the POS (default: system store)",
+               .placeholder = "PEM"},
+              forward::secret_key_option()}),
          pos_set},
         {{"pos", "list"}, "POS connections (never their secrets)", "", db_options(), pos_list},
         {{"map", "set"},
@@ -146,8 +150,11 @@ std::vector<common::cli::Command> pos_commands() {
                      {.name = "external", .help = "the platform's id", .placeholder = "EXT"},
                      {.name = "pos", .help = "the POS's id", .placeholder = "POS_ID"}}),
          map_set},
-        {{"order", "resend"}, "push an order to its POS again (rejected, dead, auth_failed or delivered)", "ID",
-         db_options(), order_resend},
+        {{"order", "resend"},
+         "push an order to its POS again (rejected, dead, auth_failed or delivered)",
+         "ID",
+         db_options(),
+         order_resend},
     };
 }
 

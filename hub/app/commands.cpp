@@ -13,12 +13,12 @@ int main(int argc, char** argv, const common::config::EnvLookup& env) {
         common::app::migrate_command("ORDERHUB", "hub", common::db::migrations_hub()),
         serve_command(),
     };
-    for (auto group : {admin::partner_commands(), admin::branch_commands(), admin::order_commands(), admin::event_commands(), admin::pos_commands(),
-                       admin::secret_commands(), admin::maintain_commands(), admin::audit_commands(),
-                       admin::user_commands()})
+    for (auto group : {admin::partner_commands(), admin::branch_commands(), admin::order_commands(),
+                       admin::event_commands(), admin::pos_commands(), admin::secret_commands(),
+                       admin::maintain_commands(), admin::audit_commands(), admin::user_commands()})
         for (auto& c : group) commands.push_back(std::move(c));
-    return common::cli::dispatch("orderhub", "OrderHub: delivery-platform webhooks in, POS orders out.", commands,
-                                 argc, argv, env);
+    return common::cli::dispatch("orderhub", "OrderHub: delivery-platform webhooks in, POS orders out.", commands, argc,
+                                 argv, env);
 }
 
 }  // namespace hub::app

@@ -13,10 +13,10 @@
 #include "hub/forward/secrets.hpp"
 #include "hub/http/metrics_endpoint.hpp"
 #include "hub/http/routes.hpp"
-#include "hub/metrics/hub_metrics.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/webhook.hpp"
+#include "hub/metrics/hub_metrics.hpp"
 
 namespace hub::app {
 namespace {
@@ -78,9 +78,9 @@ int serve(const common::config::ParsedArgs& args) {
         forwarder = std::make_unique<forward::Forwarder>(ioc, pool, *box, fopts);
         forwarder->start();
     }
-    common::log::info("listening", {{"service", "orderhub"},
-                                    {"address", cfg.listen.host + ":" + std::to_string(server.port())},
-                                    {"role", role}});
+    common::log::info(
+        "listening",
+        {{"service", "orderhub"}, {"address", cfg.listen.host + ":" + std::to_string(server.port())}, {"role", role}});
     return common::app::run_until_signal(ioc, server, cfg.io_threads,
                                          {.on_stop =
                                               [&] {
@@ -95,32 +95,56 @@ int serve(const common::config::ParsedArgs& args) {
 
 common::cli::Command serve_command() {
     auto options = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
-    options.push_back({.name = "role", .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
-                       .placeholder = "ROLE", .default_value = "all"});
-    options.push_back({.name = "public-url", .env = "ORDERHUB_PUBLIC_URL",
-                       .help = "base of the webhook URLs (default http:// + listen address)", .placeholder = "URL"});
-    options.push_back({.name = "pos-environment", .env = "ORDERHUB_POS_ENVIRONMENT",
+    options.push_back({.name = "role",
+                       .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
+                       .placeholder = "ROLE",
+                       .default_value = "all"});
+    options.push_back({.name = "public-url",
+                       .env = "ORDERHUB_PUBLIC_URL",
+                       .help = "base of the webhook URLs (default http:// + listen address)",
+                       .placeholder = "URL"});
+    options.push_back({.name = "pos-environment",
+                       .env = "ORDERHUB_POS_ENVIRONMENT",
                        .help = "which POS connections (`pos set --environment`) this hub delivers to",
-                       .placeholder = "ENV", .default_value = "production"});
-    options.push_back({.name = "forward-concurrency", .env = "ORDERHUB_FORWARD_CONCURRENCY",
-                       .help = "deliveries to POS systems at once", .placeholder = "N", .default_value = "64"});
-    options.push_back({.name = "forward-per-host", .env = "ORDERHUB_FORWARD_PER_HOST",
-                       .help = "deliveries at once to one POS host", .placeholder = "N", .default_value = "8"});
-    options.push_back({.name = "forward-timeout-ms", .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
-                       .help = "how long to wait for a POS answer", .placeholder = "MS", .default_value = "15000"});
-    options.push_back({.name = "rate-limit-per-second", .env = "ORDERHUB_RATE_LIMIT_PER_SECOND",
+                       .placeholder = "ENV",
+                       .default_value = "production"});
+    options.push_back({.name = "forward-concurrency",
+                       .env = "ORDERHUB_FORWARD_CONCURRENCY",
+                       .help = "deliveries to POS systems at once",
+                       .placeholder = "N",
+                       .default_value = "64"});
+    options.push_back({.name = "forward-per-host",
+                       .env = "ORDERHUB_FORWARD_PER_HOST",
+                       .help = "deliveries at once to one POS host",
+                       .placeholder = "N",
+                       .default_value = "8"});
+    options.push_back({.name = "forward-timeout-ms",
+                       .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
+                       .help = "how long to wait for a POS answer",
+                       .placeholder = "MS",
+                       .default_value = "15000"});
+    options.push_back({.name = "rate-limit-per-second",
+                       .env = "ORDERHUB_RATE_LIMIT_PER_SECOND",
                        .help = "webhook requests per second per partner (default for `partner limit`)",
-                       .placeholder = "N", .default_value = "1000"});
-    options.push_back({.name = "rate-limit-burst", .env = "ORDERHUB_RATE_LIMIT_BURST",
-                       .help = "requests a partner may send at once above the rate", .placeholder = "N",
+                       .placeholder = "N",
+                       .default_value = "1000"});
+    options.push_back({.name = "rate-limit-burst",
+                       .env = "ORDERHUB_RATE_LIMIT_BURST",
+                       .help = "requests a partner may send at once above the rate",
+                       .placeholder = "N",
                        .default_value = "2000"});
-    options.push_back({.name = "forward-lease-seconds", .env = "ORDERHUB_FORWARD_LEASE_SECONDS",
+    options.push_back({.name = "forward-lease-seconds",
+                       .env = "ORDERHUB_FORWARD_LEASE_SECONDS",
                        .help = "how long a claimed job stays with this forwarder; a forwarder that dies loses its "
                                "jobs after this (keep it above the POS time-outs)",
-                       .placeholder = "S", .default_value = "120"});
+                       .placeholder = "S",
+                       .default_value = "120"});
     options.push_back(forward::secret_key_option());
-    return {{"serve"}, "run the webhook listener and the forwarder", "[--listen ADDR] [--role all|api|forwarder]",
-            options, serve};
+    return {{"serve"},
+            "run the webhook listener and the forwarder",
+            "[--listen ADDR] [--role all|api|forwarder]",
+            options,
+            serve};
 }
 
 }  // namespace hub::app

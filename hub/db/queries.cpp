@@ -183,11 +183,11 @@ inbox AS (
 SELECT o.i, o.kind, ids.order_id, ids.inbox_id FROM o LEFT JOIN ids ON ids.i = o.i)";
 
 // Microseconds since the epoch: exact (extract returns numeric), and compared in C++ by the status rule.
-#define ORDER_FOR_UPDATE(WHERE)                                                                              \
-    "SELECT o.id, o.branch_id, o.delivery_status, (extract(epoch FROM o.status_time) * 1000000)::bigint, "     \
-    "(extract(epoch FROM CASE WHEN $4::boolean THEN $3::timestamptz "                                         \
-    "ELSE $3::timestamp AT TIME ZONE p.time_zone END) * 1000000)::bigint "                                    \
-    "FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id WHERE o.partner_id = $1 AND " WHERE         \
+#define ORDER_FOR_UPDATE(WHERE)                                                                            \
+    "SELECT o.id, o.branch_id, o.delivery_status, (extract(epoch FROM o.status_time) * 1000000)::bigint, " \
+    "(extract(epoch FROM CASE WHEN $4::boolean THEN $3::timestamptz "                                      \
+    "ELSE $3::timestamp AT TIME ZONE p.time_zone END) * 1000000)::bigint "                                 \
+    "FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id WHERE o.partner_id = $1 AND " WHERE      \
     " FOR UPDATE OF o"
 
 constexpr const char* kOrderForUpdateByExternalIdSql = ORDER_FOR_UPDATE("o.external_id = $2");

@@ -1,5 +1,6 @@
 #include "hub/forward/forwarder.hpp"
 
+#include <unistd.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -8,7 +9,6 @@
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 #include <random>
-#include <unistd.h>
 
 #include "common/crypto/random.hpp"
 #include "common/db/batcher.hpp"
@@ -39,8 +39,8 @@ std::string excerpt(std::string_view body) { return std::string(body.substr(0, 5
 /// Calls back on every notification of the forwarding channel.
 class Receiver : public pqxx::notification_receiver {
 public:
-    Receiver(pqxx::connection_base& c, std::function<void()> on) : notification_receiver(c, "orderhub_forward_jobs"),
-                                                                   on_(std::move(on)) {}
+    Receiver(pqxx::connection_base& c, std::function<void()> on)
+        : notification_receiver(c, "orderhub_forward_jobs"), on_(std::move(on)) {}
     void operator()(const std::string&, int) override { on_(); }
 
 private:
@@ -53,10 +53,11 @@ private:
 /// per order (at 2,000 orders/s the commits, not the statements, are what PostgreSQL spends its time on).
 struct Forwarder::Finisher {
     explicit Finisher(common::db::Pool& pool)
-        : batcher(pool,
-                  [](pqxx::connection& c, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
-                     std::span<std::exception_ptr> errors) { finish_jobs(c, requests, owned, errors); },
-                  128, 2) {}
+        : batcher(
+              pool,
+              [](pqxx::connection& c, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
+                 std::span<std::exception_ptr> errors) { finish_jobs(c, requests, owned, errors); },
+              128, 2) {}
     common::db::Batcher<FinishRequest, FinishOutcome> batcher;
 };
 
@@ -68,8 +69,13 @@ std::string new_forwarder_id() {
 
 Forwarder::Forwarder(asio::io_context& ioc, common::db::Pool& pool, common::crypto::SecretBox box,
                      ForwarderOptions options)
-    : pool_(pool), finisher_(std::make_unique<Finisher>(pool)), box_(std::move(box)), options_(std::move(options)), strand_(asio::make_strand(ioc)),
-      wake_(strand_), client_(strand_, options_.client) {}
+    : pool_(pool),
+      finisher_(std::make_unique<Finisher>(pool)),
+      box_(std::move(box)),
+      options_(std::move(options)),
+      strand_(asio::make_strand(ioc)),
+      wake_(strand_),
+      client_(strand_, options_.client) {}
 
 Forwarder::~Forwarder() {
     listen_stop_.store(true);
@@ -111,7 +117,8 @@ void Forwarder::listen_thread() {
         } catch (const std::exception& e) {
             if (listen_stop_.load()) break;
             common::log::warn("forwarder LISTEN connection lost; polling meanwhile", {{"error", e.what()}});
-            for (int i = 0; i < 10 && !listen_stop_.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            for (int i = 0; i < 10 && !listen_stop_.load(); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
     }
 }
@@ -167,8 +174,8 @@ asio::awaitable<Classified> Forwarder::send_order(const PosConnection& c, const 
                                                   const std::string& body, JobResult& r) {
     common::http::ClientRequest req;
     req.url = join_url(c.base_url, "/api/orders");
-    req.headers = {{"Authorization", "Bearer " + token}, {"Content-Type", "application/json"},
-                   {"Accept", "application/json"}};
+    req.headers = {
+        {"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}, {"Accept", "application/json"}};
     req.body = body;
     req.ca_file = c.ca_file;
     auto res = co_await client_.send(std::move(req));
@@ -333,18 +340,19 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
     int exchange = r.first_attempt;
     for (const auto& a : r.attempts) {
         const bool login = a.outcome == "logged_in" || a.outcome == "login_failed";
-        common::log::write(a.outcome == "delivered" || a.outcome == "logged_in" ? common::log::Level::info
-                                                                                : common::log::Level::warn,
-                           "forward attempt", {{"forwarder", options_.id},
-                                               {"order_id", r.order_id},
-                                               {"external_id", job.source.external_id},
-                                               {"partner_label", job.source.partner_label},
-                                               {"attempt", exchange++},
-                                               {"call", login ? "login" : "order"},
-                                               {"outcome", a.outcome},
-                                               {"http_status", a.http_status},
-                                               {"latency_ms", a.latency_ms},
-                                               {"error", a.error}});
+        common::log::write(
+            a.outcome == "delivered" || a.outcome == "logged_in" ? common::log::Level::info : common::log::Level::warn,
+            "forward attempt",
+            {{"forwarder", options_.id},
+             {"order_id", r.order_id},
+             {"external_id", job.source.external_id},
+             {"partner_label", job.source.partner_label},
+             {"attempt", exchange++},
+             {"call", login ? "login" : "order"},
+             {"outcome", a.outcome},
+             {"http_status", a.http_status},
+             {"latency_ms", a.latency_ms},
+             {"error", a.error}});
         if (options_.metrics) options_.metrics->forward_attempt(a.outcome, a.latency_ms);
     }
     const auto& last = r.attempts.empty() ? AttemptRecord{} : r.attempts.back();
@@ -362,7 +370,8 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
         options_.metrics->forward_finished(r.state);
         // The hub's clock against the database's storage time: skew between the two hosts shows up here.
         if (r.state == "delivered" && !job.scheduled) {
-            const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+            const double now =
+                std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             options_.metrics->forward_latency(std::max(0.0, now - job.stored_at));
         }
     }
@@ -375,8 +384,7 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
         if (job.connection) request.token_owner = std::pair{job.connection->brand_id, job.connection->environment};
         try {
             const FinishOutcome outcome = co_await finisher_->batcher.submit(std::move(request));
-            if (!outcome.owned)
-                common::log::warn("forward claim was lost before it ended", {{"order_id", r.order_id}});
+            if (!outcome.owned) common::log::warn("forward claim was lost before it ended", {{"order_id", r.order_id}});
             break;
         } catch (const std::exception& e) {
             if (std::chrono::steady_clock::now() >= give_up) {
@@ -385,8 +393,8 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
                 break;
             }
             if (!retrying)
-                common::log::warn("could not record a delivery yet; retrying", {{"order_id", r.order_id},
-                                                                                {"error", e.what()}});
+                common::log::warn("could not record a delivery yet; retrying",
+                                  {{"order_id", r.order_id}, {"error", e.what()}});
         }
         asio::steady_timer pause(strand_, std::chrono::milliseconds(500));
         co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));

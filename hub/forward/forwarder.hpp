@@ -26,12 +26,12 @@ class HubMetrics;
 namespace hub::forward {
 
 struct ForwarderOptions {
-    std::string id;                     ///< names this forwarder's claims (host, pid, random)
+    std::string id;  ///< names this forwarder's claims (host, pid, random)
     std::string environment = "production";
-    std::string database_url;           ///< for the LISTEN connection
-    std::size_t max_in_flight = 64;     ///< deliveries at once, all hosts together
+    std::string database_url;        ///< for the LISTEN connection
+    std::size_t max_in_flight = 64;  ///< deliveries at once, all hosts together
     std::chrono::milliseconds poll_interval{1000};
-    std::chrono::seconds lease{120};    ///< longer than a delivery with a re-login can take
+    std::chrono::seconds lease{120};  ///< longer than a delivery with a re-login can take
     common::http::ClientOptions client;
     metrics::HubMetrics* metrics = nullptr;  ///< attempts, outcomes and latency, when set
 };
@@ -59,7 +59,7 @@ private:
     boost::asio::awaitable<void> deliver(ClaimedJob job);
     boost::asio::awaitable<std::optional<std::string>> login(const PosConnection& c, JobResult& r);
     boost::asio::awaitable<Classified> send_order(const PosConnection& c, const std::string& token,
-                                                         const std::string& body, JobResult& r);
+                                                  const std::string& body, JobResult& r);
     void listen_thread();
     void wake();
     /// The token to use for `c`: the one this forwarder logged in for, while the stored token is still that one
@@ -81,7 +81,7 @@ private:
     };
 
     common::db::Pool& pool_;
-    struct Finisher;                      // group commit of the claims' ends (hub/forward/forwarder.cpp)
+    struct Finisher;  // group commit of the claims' ends (hub/forward/forwarder.cpp)
     std::unique_ptr<Finisher> finisher_;
     common::crypto::SecretBox box_;
     ForwarderOptions options_;
@@ -97,9 +97,9 @@ private:
         std::string token;
     };
     const CachedToken* cached_token(const PosConnection& c) const;
-    std::map<std::string, CachedToken> tokens_;                         // on strand_: brand:env -> token
-    std::map<std::string, std::shared_ptr<LoginFlight>> logins_;        // on strand_
-    bool stopping_ = false;      // on strand_
+    std::map<std::string, CachedToken> tokens_;                   // on strand_: brand:env -> token
+    std::map<std::string, std::shared_ptr<LoginFlight>> logins_;  // on strand_
+    bool stopping_ = false;                                       // on strand_
     std::atomic<bool> listen_stop_{false};
     std::atomic<bool> finished_{false};
     std::thread listener_;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
-#include <set>
 #include <pqxx/pqxx>
+#include <set>
 
 #include "common/db/pool.hpp"
 #include "common/db/savepoint.hpp"
@@ -69,8 +69,8 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
     }
     for (const auto& r : tx.exec_prepared(db::kJobItems, arr)) {
         auto& items = jobs[index.at(r[0].as<std::string>())].source.items;
-        items.push_back({r[2].as<std::string>(), r[3].as<std::int64_t>(), r[4].as<std::int64_t>(),
-                         r[5].as<std::string>(), {}});
+        items.push_back(
+            {r[2].as<std::string>(), r[3].as<std::int64_t>(), r[4].as<std::int64_t>(), r[5].as<std::string>(), {}});
     }
     for (const auto& r : tx.exec_prepared(db::kJobOptions, arr)) {
         auto& items = jobs[index.at(r[0].as<std::string>())].source.items;
@@ -92,8 +92,8 @@ bool finish_in(pqxx::work& tx, const FinishRequest& req) {
     const JobResult& result = req.result;
     int n = result.first_attempt;
     for (const auto& a : result.attempts)
-        tx.exec_prepared(db::kInsertAttempt, result.order_id, n++, a.url, static_cast<int>(a.http_status),
-                         a.latency_ms, a.outcome, a.error, a.response_excerpt, req.forwarder);
+        tx.exec_prepared(db::kInsertAttempt, result.order_id, n++, a.url, static_cast<int>(a.http_status), a.latency_ms,
+                         a.outcome, a.error, a.response_excerpt, req.forwarder);
     auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, req.forwarder, result.state,
                                   static_cast<std::int64_t>(result.delay.count()), result.pos_order_id, result.error);
     if (owner.empty()) return false;
@@ -103,11 +103,16 @@ bool finish_in(pqxx::work& tx, const FinishRequest& req) {
         // Cut to 500 characters by PostgreSQL: a byte count could split a character of a POS's answer.
         tx.exec_prepared(db::kInsertStatusRow, result.order_id, branch, partner, status, source, actor, detail);
     };
-    if (result.state == "delivered") status_row("pos_accepted", "pos", result.pos_order_id, "");
-    else if (result.state == "rejected") status_row("pos_rejected", "pos", "", result.error);
-    else if (result.state == "auth_failed") status_row("forward_auth_failed", "hub", "", result.error);
-    else if (result.state == "dead") status_row("forward_dead", "hub", "", result.error);
-    else if (result.state == "cancelled") status_row("forward_cancelled", "hub", "", result.error);
+    if (result.state == "delivered")
+        status_row("pos_accepted", "pos", result.pos_order_id, "");
+    else if (result.state == "rejected")
+        status_row("pos_rejected", "pos", "", result.error);
+    else if (result.state == "auth_failed")
+        status_row("forward_auth_failed", "hub", "", result.error);
+    else if (result.state == "dead")
+        status_row("forward_dead", "hub", "", result.error);
+    else if (result.state == "cancelled")
+        status_row("forward_cancelled", "hub", "", result.error);
     if (result.new_token_sealed && req.token_owner)
         tx.exec_prepared(db::kStoreToken, req.token_owner->first, req.token_owner->second, *result.new_token_sealed);
     return true;
@@ -132,18 +137,26 @@ void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<Fi
     const std::string& forwarder = requests.front().forwarder;
     for (const auto& req : requests) {
         const JobResult& r = req.result;
-        ends.push_back({{"order_id", r.order_id}, {"state", r.state}, {"delay_ms", r.delay.count()},
-                        {"pos_order_id", r.pos_order_id}, {"error", r.error}});
+        ends.push_back({{"order_id", r.order_id},
+                        {"state", r.state},
+                        {"delay_ms", r.delay.count()},
+                        {"pos_order_id", r.pos_order_id},
+                        {"error", r.error}});
         int n = r.first_attempt;
         for (const auto& a : r.attempts)
-            attempts.push_back({{"order_id", r.order_id}, {"attempt", n++}, {"url", a.url},
-                                {"http_status", a.http_status}, {"latency_ms", a.latency_ms},
-                                {"outcome", a.outcome}, {"error", a.error}, {"response_excerpt", a.response_excerpt},
+            attempts.push_back({{"order_id", r.order_id},
+                                {"attempt", n++},
+                                {"url", a.url},
+                                {"http_status", a.http_status},
+                                {"latency_ms", a.latency_ms},
+                                {"outcome", a.outcome},
+                                {"error", a.error},
+                                {"response_excerpt", a.response_excerpt},
                                 {"retrying", req.retrying}});
     }
     std::set<std::string> held;
-    for (const auto& row : tx.exec_prepared(db::kFinishJobs, forwarder, boost::json::serialize(ends),
-                                            boost::json::serialize(attempts)))
+    for (const auto& row :
+         tx.exec_prepared(db::kFinishJobs, forwarder, boost::json::serialize(ends), boost::json::serialize(attempts)))
         held.insert(row[0].as<std::string>());
     for (std::size_t k = 0; k < requests.size(); ++k) {
         const auto& req = requests[k];
@@ -194,8 +207,7 @@ bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const
     if (job.connection) req.token_owner = std::pair{job.connection->brand_id, job.connection->environment};
     FinishOutcome owned;
     std::exception_ptr error;
-    finish_jobs(conn, std::span(&req, 1), std::span(&owned, 1),
-                std::span(&error, 1));
+    finish_jobs(conn, std::span(&req, 1), std::span(&owned, 1), std::span(&error, 1));
     if (error) std::rethrow_exception(error);
     return owned.owned;
 }

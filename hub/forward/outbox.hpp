@@ -43,7 +43,7 @@ struct AttemptRecord {
     std::string url;
     unsigned http_status = 0;  ///< 0: no HTTP answer
     std::int64_t latency_ms = 0;
-    std::string outcome;       ///< delivered, rejected, unauthorized, retry, login_failed, ...
+    std::string outcome;  ///< delivered, rejected, unauthorized, retry, login_failed, ...
     std::string error;
     std::string response_excerpt;
 };

@@ -7,8 +7,8 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
-#include "hub/http/metrics_endpoint.hpp"
 #include "hub/dashboard/api.hpp"
+#include "hub/http/metrics_endpoint.hpp"
 #include "hub/ingest/webhook.hpp"
 
 namespace hub::http {
@@ -30,25 +30,27 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
     // 5xx answers are the hub's failures: logged as errors so that they stand out.
     const auto level = res.status >= 500 ? common::log::Level::error : common::log::Level::info;
     if (req.path.rfind("/webhooks/", 0) != 0) {
-        common::log::write(level, "request", {{"request_id", req.request_id},
-                                              {"method", req.method},
-                                              {"route", req.path},
-                                              {"status", res.status},
-                                              {"latency_us", latency.count()}});
+        common::log::write(level, "request",
+                           {{"request_id", req.request_id},
+                            {"method", req.method},
+                            {"route", req.path},
+                            {"status", res.status},
+                            {"latency_us", latency.count()}});
         return;
     }
     // Who and what (set by the webhook handler; empty when the server refused the request before it).
     const auto& n = res.note;
-    common::log::write(level, "request", {{"request_id", req.request_id},
-                                          {"method", req.method},
-                                          {"route", "/webhooks/{key}"},
-                                          {"status", res.status},
-                                          {"latency_us", latency.count()},
-                                          {"partner", n.partner},
-                                          {"event", n.event},
-                                          {"outcome", n.outcome.empty() ? "refused" : n.outcome},
-                                          {"order_id", n.order_id},
-                                          {"external_id", n.external_id}});
+    common::log::write(level, "request",
+                       {{"request_id", req.request_id},
+                        {"method", req.method},
+                        {"route", "/webhooks/{key}"},
+                        {"status", res.status},
+                        {"latency_us", latency.count()},
+                        {"partner", n.partner},
+                        {"event", n.event},
+                        {"outcome", n.outcome.empty() ? "refused" : n.outcome},
+                        {"order_id", n.order_id},
+                        {"external_id", n.external_id}});
 }
 
 Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard)

@@ -1,10 +1,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <cstdint>
 #include <unordered_map>
 #include <utility>
 #include <vector>

@@ -13,15 +13,15 @@
 namespace hub::ingest {
 namespace {
 
-using common::http::Request;
 using common::http::Annotations;
+using common::http::Request;
 using common::http::Response;
 
 constexpr std::string_view kRulesBroken = "the webhook breaks the interface's rules: see details";
 
 // Headers worth keeping with the raw body: enough to replay and to trace, never credentials.
-constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent", "webhook-id", "webhook-timestamp",
-                                             "x-request-id", "x-forwarded-for"};
+constexpr std::string_view kKeptHeaders[] = {"content-type",      "user-agent",   "webhook-id",
+                                             "webhook-timestamp", "x-request-id", "x-forwarded-for"};
 
 std::string kept_headers(const Request& req) {
     boost::json::object o;
@@ -32,8 +32,8 @@ std::string kept_headers(const Request& req) {
 }
 
 Response unavailable(bool order_updated = false) {
-    auto r = webhook_failure(503, "store_unavailable", "the order store is unavailable; retry later", {},
-                             order_updated);
+    auto r =
+        webhook_failure(503, "store_unavailable", "the order store is unavailable; retry later", {}, order_updated);
     r.headers.emplace_back("Retry-After", "5");
     return r;
 }
@@ -88,7 +88,8 @@ Response answer(const StoreOutcome& o) {
                                    "payload.id was already used by this partner for a different order",
                                    one_detail("/payload/id", "already used for a different order"));
         case Kind::unknown_branch:
-            return webhook_failure(422, kErrorValidationFailed, kRulesBroken, one_detail("/branch_id", "unknown branch"));
+            return webhook_failure(422, kErrorValidationFailed, kRulesBroken,
+                                   one_detail("/branch_id", "unknown branch"));
         case Kind::order_not_found:
             return webhook_failure(404, "order_not_found",
                                    "no order of this partner has this id; send order_created first",
@@ -237,9 +238,8 @@ boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::s
         } else if (result.error_code == kErrorNotAnObject) {
             refuse(webhook_failure(400, "invalid_json", "the body must be a JSON object"), kErrorNotAnObject);
         } else {
-            const std::string_view message = result.error_code == kErrorUnknownEvent
-                                                 ? "event must be order_created or order_updated"
-                                                 : kRulesBroken;
+            const std::string_view message =
+                result.error_code == kErrorUnknownEvent ? "event must be order_created or order_updated" : kRulesBroken;
             refuse(webhook_failure(422, result.error_code, message, errors_to_json(result.errors), updated),
                    result.error_code);
         }
@@ -273,9 +273,9 @@ boost::asio::awaitable<Response> WebhookHandler::process(Partner partner, std::s
         else
             down = true;
     }
-    Response failed = down ? unavailable(updated)
-                           : webhook_failure(500, "internal_error", "internal error; the request was not stored",
-                                             {}, updated);
+    Response failed =
+        down ? unavailable(updated)
+             : webhook_failure(500, "internal_error", "internal error; the request was not stored", {}, updated);
     failed.note = std::move(note);
     failed.note.outcome = down ? "unavailable" : "error";
     co_return failed;

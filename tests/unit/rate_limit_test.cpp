@@ -13,10 +13,10 @@ TEST_CASE("rate limit: a burst, then the refill rate", "[ratelimit]") {
     for (int i = 0; i < 5; ++i) CHECK_FALSE(limiter.take("p", limit, t0));
     auto wait = limiter.take("p", limit, t0);
     REQUIRE(wait);
-    CHECK(*wait == 100ms);                           // one token every 100 ms
+    CHECK(*wait == 100ms);                              // one token every 100 ms
     CHECK_FALSE(limiter.take("p", limit, t0 + 100ms));  // refilled one
     CHECK(limiter.take("p", limit, t0 + 100ms));
-    CHECK_FALSE(limiter.take("p", limit, t0 + 10s));   // refills up to the burst, not beyond
+    CHECK_FALSE(limiter.take("p", limit, t0 + 10s));  // refills up to the burst, not beyond
     for (int i = 0; i < 4; ++i) CHECK_FALSE(limiter.take("p", limit, t0 + 10s));
     CHECK(limiter.take("p", limit, t0 + 10s));
 }
