@@ -86,6 +86,10 @@ void Pool::worker_loop() {
             try {
                 conn_epoch = epoch_.load();
                 auto c = std::make_unique<pqxx::connection>(options_.url);
+                // No JIT compilation: the services run short statements, many over JSON arrays that the planner
+                // takes for 100 rows, so a table not analyzed yet (a fresh database) pushes their estimated cost
+                // past jit_above_cost and each execution compiles for 10 to 15 ms (the POS's batch lookups did).
+                c->set_variable("jit", "off");
                 if (options_.on_connect) options_.on_connect(*c);
                 conn = std::move(c);
                 reconnects_.fetch_add(1);

@@ -72,6 +72,21 @@ TEST_CASE("pool: an exception in the job reaches the awaiting coroutine", "[pool
           7);
 }
 
+TEST_CASE("pool: connections run without JIT compilation, before on_connect", "[pool]") {
+    tests::TempDatabase db;
+    std::string seen_by_on_connect;
+    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = [&](pqxx::connection& c) {
+                               pqxx::nontransaction nt(c);
+                               seen_by_on_connect = nt.exec1("SHOW jit")[0].as<std::string>();
+                           }});
+    const auto jit = pool.run_sync([](pqxx::connection& c) {
+        pqxx::read_transaction tx(c);
+        return tx.exec1("SHOW jit")[0].as<std::string>();
+    });
+    CHECK(jit == "off");
+    CHECK(seen_by_on_connect == "off");
+}
+
 TEST_CASE("pool: an unreachable server is reported as Unavailable", "[pool]") {
     common::db::Pool pool(
         {.url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", .workers = 1, .on_connect = {}});
