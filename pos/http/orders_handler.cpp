@@ -35,9 +35,11 @@ std::string_view outcome_name(store::SubmitOutcome outcome) {
 
 }  // namespace
 
-boost::asio::awaitable<Response> handle_orders(common::http::Request req, common::db::Pool& pool) {
+boost::asio::awaitable<Response> handle_orders(common::http::Request req, common::db::Pool& pool,
+                                               store::OrderIntake& intake) {
     const auto token = bearer_token(req.header("Authorization"));
     if (!token) co_return unauthenticated();
+    // The order waits for its batch; the token is checked alone, so that a refusal costs no batch a place.
     auto authenticate = [hash = common::crypto::sha256_hex(*token)](pqxx::connection& c) {
         return store::authenticate_token(c, hash);
     };
@@ -57,8 +59,7 @@ boost::asio::awaitable<Response> handle_orders(common::http::Request req, common
     submission.parsed = parse_order_request(*body);
     submission.raw_body = std::move(req.body);
 
-    auto submit = [s = std::move(submission)](pqxx::connection& c) { return store::submit_order(c, s); };
-    const store::SubmitResult result = co_await pool.run(std::move(submit));
+    const store::SubmitResult result = co_await intake.submit(std::move(submission));
     common::log::info(
         "order",
         {{"request_id", req.request_id}, {"outcome", outcome_name(result.outcome)}, {"order_id", result.order_id}});

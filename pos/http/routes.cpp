@@ -1,5 +1,6 @@
 #include "pos/http/routes.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "common/db/pool.hpp"
@@ -22,7 +23,11 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
 }
 
 Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords)
-    : pool_(pool), passwords_(passwords), health_{pool, "pos", common::db::migrations_pos(), render_error} {}
+    : pool_(pool),
+      passwords_(passwords),
+      // Half the pool's workers at most for batches of orders: logins and token checks keep theirs.
+      intake_(pool, 64, std::max<std::size_t>(1, pool.stats().workers / 2)),
+      health_{pool, "pos", common::db::migrations_pos(), render_error} {}
 
 common::http::Handler Routes::handler() {
     return [this](Request req) { return handle(std::move(req)); };
@@ -38,7 +43,7 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
     std::exception_ptr failure;
     try {
         if (login) co_return co_await handle_login(std::move(req), pool_, passwords_);
-        co_return co_await handle_orders(std::move(req), pool_);
+        co_return co_await handle_orders(std::move(req), pool_, intake_);
     } catch (...) {
         failure = std::current_exception();
     }

@@ -7,14 +7,15 @@
 #include "common/http/server.hpp"
 #include "pos/http/password_worker.hpp"
 #include "pos/http/responses.hpp"
+#include "pos/store/intake.hpp"
 
 namespace pos::http {
 
 class PosMetrics;
 
 /// The POS's HTTP surface: `POST /api/login`, `POST /api/orders`, `GET /healthz`, `GET /readyz`; 405 with
-/// `Allow` for another method, 404 for another path. Holds references only: `pool` and `passwords` must
-/// outlive it.
+/// `Allow` for another method, 404 for another path. `pool` and `passwords` must outlive it. Orders are stored
+/// by its own group commit (store::OrderIntake) over `pool`.
 class Routes {
 public:
     Routes(common::db::Pool& pool, PasswordWorker& passwords);
@@ -27,6 +28,7 @@ private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::db::Pool& pool_;
     PasswordWorker& passwords_;
+    store::OrderIntake intake_;
     common::app::HealthTarget health_;
     const PosMetrics* metrics_ = nullptr;
 };

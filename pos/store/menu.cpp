@@ -80,29 +80,36 @@ MenuLoadReport load_menu(pqxx::connection_base& c, const MenuFile& menu) {
     return report;
 }
 
-MenuView menu_view_for_order(pqxx::transaction_base& tx, const std::string& brand_id, const OrderRequest& order) {
-    std::set<std::string> product_ids, modifier_ids;
+MenuIds named_menu_ids(const OrderRequest& order) {
+    MenuIds ids;
     for (const OrderProduct& p : order.products) {
-        if (!p.id.empty()) product_ids.insert(p.id);
+        if (!p.id.empty()) ids.products.insert(p.id);
         for (const OrderModifier& m : p.modifiers) {
-            if (!m.id.empty()) modifier_ids.insert(m.id);
+            if (!m.id.empty()) ids.modifiers.insert(m.id);
         }
     }
-    const json::array products(product_ids.begin(), product_ids.end());
-    const json::array modifiers(modifier_ids.begin(), modifier_ids.end());
+    return ids;
+}
+
+void add_menu_row(MenuView& view, std::string_view kind, std::string id, const pqxx::field& branch_id) {
+    if (kind == "branch") {
+        view.branches.insert(std::move(id));
+    } else if (kind == "product") {
+        view.products.insert(std::move(id));
+    } else if (kind == "available") {
+        view.product_branches[std::move(id)].insert(branch_id.as<std::string>());
+    } else if (kind == "modifier") {
+        view.modifiers.insert(std::move(id));
+    }
+}
+
+MenuView menu_view_for_order(pqxx::transaction_base& tx, const std::string& brand_id, const OrderRequest& order) {
+    const MenuIds ids = named_menu_ids(order);
+    const json::array products(ids.products.begin(), ids.products.end());
+    const json::array modifiers(ids.modifiers.begin(), ids.modifiers.end());
     MenuView view;
     for (const auto& row : exec(tx, sql::kMenuForOrder, brand_id, order.branch_id, text(products), text(modifiers))) {
-        const auto kind = row[0].as<std::string>();
-        auto id = row[1].as<std::string>();
-        if (kind == "branch") {
-            view.branches.insert(std::move(id));
-        } else if (kind == "product") {
-            view.products.insert(std::move(id));
-        } else if (kind == "available") {
-            view.product_branches[std::move(id)].insert(row[2].as<std::string>());
-        } else {
-            view.modifiers.insert(std::move(id));
-        }
+        add_menu_row(view, row[0].c_str(), row[1].as<std::string>(), row[2]);
     }
     return view;
 }

@@ -2,9 +2,12 @@
 
 #include <cstddef>
 #include <pqxx/connection_base>
+#include <pqxx/field>
 #include <pqxx/transaction_base>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pos/logic/menu_check.hpp"
@@ -48,6 +51,17 @@ struct MenuConflict : std::runtime_error {
 /// is available in exactly the branches it lists. Brands and branches are never deleted (orders, users and
 /// tokens refer to them). Concurrent loads run one after another. Throws MenuConflict (nothing changed).
 MenuLoadReport load_menu(pqxx::connection_base& c, const MenuFile& menu);
+
+/// The product and modifier ids an order names (empty ids of a draft left out).
+struct MenuIds {
+    std::set<std::string> products;
+    std::set<std::string> modifiers;
+};
+MenuIds named_menu_ids(const OrderRequest& order);
+
+/// Adds one row of kMenuForOrder or kMenuForOrders (its kind, id and branch_id columns) to `view`; other kinds
+/// are ignored.
+void add_menu_row(MenuView& view, std::string_view kind, std::string id, const pqxx::field& branch_id);
 
 /// The part of `brand_id`'s menu that `order` names (its branch, products and modifiers), as a MenuView that
 /// check_order_against_menu gives the same answer with as with the whole menu.

@@ -2,8 +2,10 @@
 
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
+#include <stdexcept>
 
 #include "common/crypto/uuid.hpp"
+#include "common/db/pool.hpp"
 #include "pos/logic/menu_check.hpp"
 #include "pos/logic/money.hpp"
 #include "pos/store/menu.hpp"
@@ -17,7 +19,7 @@ namespace json = boost::json;
 json::value optional_text(const std::optional<std::string>& s) { return s ? json::value(*s) : json::value(nullptr); }
 
 // The product lines and modifiers as the JSON arrays the insert statements expand.
-std::pair<std::string, std::string> order_lines(const OrderRequest& order) {
+std::pair<json::array, json::array> order_lines(const OrderRequest& order) {
     json::array products, modifiers;
     for (std::size_t i = 0; i < order.products.size(); ++i) {
         const OrderProduct& p = order.products[i];
@@ -36,10 +38,160 @@ std::pair<std::string, std::string> order_lines(const OrderRequest& order) {
                                              {"note", optional_text(m.note)}});
         }
     }
-    return {json::serialize(products), json::serialize(modifiers)};
+    return {std::move(products), std::move(modifiers)};
+}
+
+/// Entry `i` of kInsertOrders for `order`, stored as `id`, without its raw body (append_with_raw adds it).
+std::string order_entry(std::size_t i, const std::string& id, const OrderRequest& order) {
+    const std::optional<std::string> no_text;
+    auto [products, modifiers] = order_lines(order);
+    return json::serialize(
+        json::object{{"i", i},
+                     {"id", id},
+                     {"brand_id", order.brand_id},
+                     {"branch_id", order.branch_id},
+                     {"reference", order.partner_reference},
+                     {"status", to_string(order.status)},
+                     {"note", optional_text(order.note)},
+                     {"subtotal", format_money(order.subtotal)},
+                     {"tax", format_money(order.tax)},
+                     {"total", format_money(order.total)},
+                     {"customer_name", optional_text(order.customer ? order.customer->name : no_text)},
+                     {"customer_phone", optional_text(order.customer ? order.customer->phone : no_text)},
+                     {"products", std::move(products)},
+                     {"modifiers", std::move(modifiers)}});
 }
 
 SubmitResult invalid(ValidationErrors errors) { return {SubmitOutcome::invalid, {}, std::move(errors)}; }
+
+/// The answer when the body's brand_id is missing or not the token's brand, before anything else is looked at.
+std::optional<SubmitResult> refuse_brand(pqxx::transaction_base& tx, const OrderSubmission& submission) {
+    if (!submission.body_brand) return invalid(submission.parsed.errors);  // brand_id missing or not a string
+    const std::string& brand = *submission.body_brand;
+    if (brand == submission.token_brand) return std::nullopt;
+    if (brand_exists(tx, brand)) return SubmitResult{SubmitOutcome::forbidden, {}, {}};
+    ValidationErrors errors = submission.parsed.errors;
+    if (!errors.contains("brand_id")) add_error(errors, "brand_id", "The selected brand id is invalid.");
+    return invalid(std::move(errors));
+}
+
+/// The statements of a batch hold at most about this many bytes of entries (raw bodies included); a single
+/// larger entry goes alone.
+constexpr std::size_t kMaxStatementBytes = 4 << 20;
+
+/// Appends `entry` (a serialised JSON object) to the array `out`, with `"raw":` and the raw body added to it.
+void append_with_raw(std::string& out, const std::string& entry, const std::string& raw_body) {
+    out += out.size() > 1 ? "," : "";
+    out.append(entry, 0, entry.size() - 1);
+    out += ",\"raw\":";
+    out += raw_body;
+    out += '}';
+}
+
+/// Decides the submissions `bulk` (indexes into `submissions`, each with the token's brand) with two statements
+/// for all of them: kMenuForOrders (the menu they name), then kInsertOrders in autocommit for the ones to store
+/// (one commit). A repeated reference is found by the insert's unique key and answered with the stored order's
+/// id, as is a valid request that fails the menu check only because the menu changed since its reference was
+/// first stored. Sets `answered` for each submission it decided; throws when a statement failed (nothing of the
+/// failed statement was stored; earlier answers stand).
+void decide_bulk(pqxx::connection_base& c, std::span<const OrderSubmission> submissions,
+                 const std::vector<std::size_t>& bulk, std::span<SubmitResult> results, std::vector<bool>& answered) {
+    if (bulk.empty()) return;
+    json::array lookups;
+    lookups.reserve(bulk.size());
+    for (std::size_t i = 0; i < bulk.size(); ++i) {
+        const ParsedOrderRequest& parsed = submissions[bulk[i]].parsed;
+        const OrderRequest& order = parsed.order ? *parsed.order : parsed.draft;
+        const MenuIds ids = named_menu_ids(order);
+        lookups.push_back(json::object{{"i", i},
+                                       {"brand_id", *submissions[bulk[i]].body_brand},
+                                       {"branch_id", order.branch_id},
+                                       {"products", json::array(ids.products.begin(), ids.products.end())},
+                                       {"modifiers", json::array(ids.modifiers.begin(), ids.modifiers.end())}});
+    }
+    std::vector<MenuView> views(bulk.size());
+    {
+        pqxx::nontransaction nt(c);
+        for (const auto& row : exec(nt, sql::kMenuForOrders, json::serialize(lookups))) {
+            const auto i = row[0].as<std::size_t>();
+            if (i < bulk.size()) add_menu_row(views[i], row[1].c_str(), row[2].as<std::string>(), row[3]);
+        }
+    }
+    // The id of the order already stored under the reference of valid submission k, if any.
+    auto stored_under_reference = [&](std::size_t k) -> std::optional<std::string> {
+        const OrderRequest& order = *submissions[k].parsed.order;
+        pqxx::nontransaction nt(c);
+        const pqxx::result found = exec(nt, sql::kFindOrder, order.brand_id, order.partner_reference);
+        if (found.empty()) return std::nullopt;
+        return found[0][0].as<std::string>();
+    };
+    // Entries to store, as kInsertOrders takes them; `ids[i]` the id given to bulk[i].
+    std::vector<std::size_t> to_store;
+    std::vector<std::string> entries(bulk.size());
+    std::vector<std::string> ids(bulk.size());
+    for (std::size_t i = 0; i < bulk.size(); ++i) {
+        const std::size_t k = bulk[i];
+        const ParsedOrderRequest& parsed = submissions[k].parsed;
+        const OrderRequest& order = parsed.order ? *parsed.order : parsed.draft;
+        ValidationErrors errors = parsed.errors;
+        merge_errors(errors, check_order_against_menu(order, views[i]));
+        if (!errors.empty()) {
+            // A valid request is checked for its reference first (rare: only when the menu refuses it).
+            if (parsed.order) {
+                if (auto existing = stored_under_reference(k)) {
+                    results[k] = {SubmitOutcome::existing, std::move(*existing), {}};
+                    answered[k] = true;
+                    continue;
+                }
+            }
+            results[k] = invalid(std::move(errors));
+            answered[k] = true;
+            continue;
+        }
+        ids[i] = common::crypto::uuid_v7();
+        entries[i] = order_entry(i, ids[i], order);
+        to_store.push_back(i);
+    }
+    std::vector<std::size_t> raced;  // lost the insert to an order with the same reference
+    for (std::size_t start = 0; start < to_store.size();) {
+        std::string array = "[";
+        std::size_t end = start;
+        for (std::size_t bytes = 0; end < to_store.size(); ++end) {
+            const std::size_t i = to_store[end];
+            const std::size_t size = entries[i].size() + submissions[bulk[i]].raw_body.size();
+            if (end > start && bytes + size > kMaxStatementBytes) break;
+            bytes += size;
+            append_with_raw(array, entries[i], submissions[bulk[i]].raw_body);
+        }
+        array += ']';
+        std::vector<bool> stored(bulk.size(), false);
+        {
+            pqxx::nontransaction nt(c);
+            for (const auto& row : exec(nt, sql::kInsertOrders, array)) {
+                const auto i = row[0].as<std::size_t>();
+                if (i < bulk.size()) stored[i] = true;
+            }
+        }
+        for (std::size_t m = start; m < end; ++m) {
+            const std::size_t i = to_store[m];
+            if (stored[i]) {
+                results[bulk[i]] = {SubmitOutcome::created, ids[i], {}};
+                answered[bulk[i]] = true;
+            } else {
+                raced.push_back(i);
+            }
+        }
+        start = end;
+    }
+    for (const std::size_t i : raced) {
+        // Stored before, by another request or an earlier entry of this batch: every copy answers with its id.
+        const std::size_t k = bulk[i];
+        auto existing = stored_under_reference(k);
+        if (!existing) throw std::runtime_error("an order refused as a repeat is not stored");
+        results[k] = {SubmitOutcome::existing, std::move(*existing), {}};
+        answered[k] = true;
+    }
+}
 
 SubmitResult insert_order(pqxx::work& tx, const OrderRequest& order, const std::string& raw_body) {
     const std::optional<std::string> no_text;
@@ -57,8 +209,8 @@ SubmitResult insert_order(pqxx::work& tx, const OrderRequest& order, const std::
         return {SubmitOutcome::existing, existing.at(0)[0].as<std::string>(), {}};
     }
     const auto [products, modifiers] = order_lines(order);
-    exec(tx, sql::kInsertOrderProducts, id, products);
-    exec(tx, sql::kInsertOrderModifiers, id, modifiers);
+    exec(tx, sql::kInsertOrderProducts, id, json::serialize(products));
+    exec(tx, sql::kInsertOrderModifiers, id, json::serialize(modifiers));
     tx.commit();
     return {SubmitOutcome::created, id, {}};
 }
@@ -66,24 +218,56 @@ SubmitResult insert_order(pqxx::work& tx, const OrderRequest& order, const std::
 }  // namespace
 
 SubmitResult submit_order(pqxx::connection_base& c, const OrderSubmission& submission) {
-    const ParsedOrderRequest& parsed = submission.parsed;
-    ValidationErrors errors = parsed.errors;
     pqxx::work tx(c);
-    if (!submission.body_brand) return invalid(std::move(errors));  // brand_id missing or not a string
-    const std::string& brand = *submission.body_brand;
-    if (brand != submission.token_brand) {
-        if (brand_exists(tx, brand)) return {SubmitOutcome::forbidden, {}, {}};
-        if (!errors.contains("brand_id")) add_error(errors, "brand_id", "The selected brand id is invalid.");
-        return invalid(std::move(errors));
-    }
+    if (auto refused = refuse_brand(tx, submission)) return std::move(*refused);
+    const ParsedOrderRequest& parsed = submission.parsed;
     const OrderRequest& order = parsed.order ? *parsed.order : parsed.draft;
     if (parsed.order) {
         const pqxx::result existing = exec(tx, sql::kFindOrder, order.brand_id, order.partner_reference);
         if (!existing.empty()) return {SubmitOutcome::existing, existing[0][0].as<std::string>(), {}};
     }
-    merge_errors(errors, check_order_against_menu(order, menu_view_for_order(tx, brand, order)));
+    ValidationErrors errors = parsed.errors;
+    merge_errors(errors, check_order_against_menu(order, menu_view_for_order(tx, *submission.body_brand, order)));
     if (!errors.empty()) return invalid(std::move(errors));
     return insert_order(tx, order, submission.raw_body);
+}
+
+void submit_orders(pqxx::connection_base& c, std::span<const OrderSubmission> submissions,
+                   std::span<SubmitResult> results, std::span<std::exception_ptr> errors) {
+    const std::size_t n = submissions.size();
+    std::vector<bool> answered(n, false);
+    // Ids of the orders the bulk statements are about, in their order: entry i of the statements is job bulk[i].
+    std::vector<std::size_t> bulk;
+    for (std::size_t k = 0; k < n; ++k) {
+        const OrderSubmission& s = submissions[k];
+        if (!s.body_brand) {
+            results[k] = invalid(s.parsed.errors);
+            answered[k] = true;
+        } else if (*s.body_brand == s.token_brand) {
+            bulk.push_back(k);
+        }  // another brand's id: decided alone below (rare)
+    }
+    std::exception_ptr unavailable;
+    try {
+        decide_bulk(c, submissions, bulk, results, answered);
+    } catch (...) {
+        // One submission the statements refused (a body PostgreSQL's jsonb does not take, say): the ones not yet
+        // answered are decided one by one below, each as it would be alone, so that only that one fails.
+        if (common::db::is_unavailable(std::current_exception())) unavailable = std::current_exception();
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+        if (answered[k]) continue;
+        if (unavailable) {
+            errors[k] = unavailable;  // the ones answered before keep their answers: those orders are stored
+            continue;
+        }
+        try {
+            results[k] = submit_order(c, submissions[k]);
+        } catch (...) {
+            errors[k] = std::current_exception();
+            if (common::db::is_unavailable(errors[k])) unavailable = errors[k];
+        }
+    }
 }
 
 std::vector<OrderSummary> list_orders(pqxx::connection_base& c, std::size_t limit) {

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <optional>
 #include <pqxx/connection_base>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,17 @@ struct SubmitResult {
 ///   identical submissions store one order (INSERT ... ON CONFLICT DO NOTHING, then read the winner's id) and
 ///   all answer with its id.
 SubmitResult submit_order(pqxx::connection_base& c, const OrderSubmission& submission);
+
+/// Decides and stores many submissions at once (the intake's group commit), each with the answer submit_order
+/// would give it alone: the repeated references and the menu they name are read in one statement, and the orders
+/// to store are written with their lines and modifiers in one statement and one commit. Two submissions of the
+/// batch with the same reference store one order and both answer with its id. When a statement fails for a
+/// reason other than the store being unavailable (a body PostgreSQL refuses, say), the submissions not yet
+/// answered are decided one by one with submit_order; the one that fails alone gets `errors[k]`. When the store
+/// becomes unavailable, every submission not answered yet gets that error (common::db::is_unavailable); the ones
+/// answered before keep their answers (their orders are stored).
+void submit_orders(pqxx::connection_base& c, std::span<const OrderSubmission> submissions,
+                   std::span<SubmitResult> results, std::span<std::exception_ptr> errors);
 
 /// One received order as `orders list` shows it.
 struct OrderSummary {

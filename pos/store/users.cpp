@@ -46,9 +46,9 @@ void finish_login(pqxx::connection_base& c, const std::string& email, std::int64
 }
 
 std::string authenticate_token(pqxx::connection_base& c, const std::string& token_hash) {
-    pqxx::work tx(c);
+    // One statement in autocommit: one round trip, and a commit only when it touched last_used_at.
+    pqxx::nontransaction tx(c);
     const pqxx::result r = exec(tx, sql::kAuthenticateToken, token_hash);
-    tx.commit();
     return r.empty() ? std::string() : r[0][0].as<std::string>();
 }
 

@@ -407,3 +407,191 @@ TEST_CASE("orders: a submission that loses the insert race answers with the winn
     CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 1);
     CHECK(count(*c, "SELECT count(*) FROM pos.order_products") == 0);
 }
+
+namespace {
+
+// Everything stored about the orders, without the ids and times the store picks: the same text means the same
+// orders, lines, modifiers and raw bodies.
+std::string stored_orders(pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    std::string out;
+    for (const auto& row : tx.exec(R"(
+        SELECT concat_ws(' | ', o.brand_id, o.branch_id, o.partner_reference, o.status, o.note, o.subtotal, o.tax,
+                         o.total, o.customer_name, o.customer_phone, o.raw_request::text,
+                         (SELECT jsonb_agg(to_jsonb(p) - 'order_id' ORDER BY p.line_no)
+                          FROM pos.order_products p WHERE p.order_id = o.id)::text,
+                         (SELECT jsonb_agg(to_jsonb(m) - 'order_id' ORDER BY m.line_no, m.mod_no)
+                          FROM pos.order_modifiers m WHERE m.order_id = o.id)::text)
+        FROM pos.orders o ORDER BY o.brand_id, o.partner_reference)")) {
+        out += row[0].as<std::string>() + "\n";
+    }
+    return out;
+}
+
+std::string with(std::string_view text, std::string_view from, std::string_view to) {
+    std::string body(text);
+    const auto at = body.find(from);
+    REQUIRE(at != std::string::npos);
+    return body.replace(at, from.size(), to);
+}
+
+struct Batch {
+    std::vector<pos::store::SubmitResult> results;
+    std::vector<std::exception_ptr> errors;
+};
+
+Batch submit_batch(pqxx::connection& c, const std::vector<pos::store::OrderSubmission>& submissions) {
+    Batch b{std::vector<pos::store::SubmitResult>(submissions.size()),
+            std::vector<std::exception_ptr>(submissions.size())};
+    pos::store::submit_orders(c, submissions, b.results, b.errors);
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("orders in one batch: each answered and stored as if it came alone", "[pos]") {
+    const std::string pending = with(with(kOrder, "\"ACCEPTED\"", "null"), "talabat:1001", "talabat:1002");
+    const std::string no_customer = with(with(kOrder, R"("customer": {"name": "Sara", "phone": "+966500000000"},)", ""),
+                                         "talabat:1001", "talabat:1003");
+    const std::string not_in_branch = with(with(kOrder, "talabat:1001", "talabat:1004"),
+                                           R"("id": "P-1", "quantity": 1)", R"("id": "P-2", "quantity": 1)");
+    const std::string unknown_brand = with(with(kOrder, "\"BRAND-A\"", "\"BRAND-Z\""), "talabat:1001", "talabat:1005");
+    const std::string no_brand = with(with(kOrder, R"("brand_id": "BRAND-A",)", ""), "talabat:1001", "talabat:1006");
+    const std::string mistyped =
+        with(with(kOrder, R"("total": 57.5)", R"("total": "57.5")"), "talabat:1001", "talabat:1007");
+    const std::vector<pos::store::OrderSubmission> batch{
+        submission("BRAND-A", kOrder),        submission("BRAND-A", pending),     submission("BRAND-A", kOrder),
+        submission("BRAND-B", kOrder),        submission("BRAND-A", no_customer), submission("BRAND-A", not_in_branch),
+        submission("BRAND-A", unknown_brand), submission("BRAND-A", no_brand),    submission("BRAND-A", mistyped),
+        submission("BRAND-A", pending)};
+
+    tests::TempDatabase alone_db;
+    auto alone = connect(alone_db);
+    pos::store::load_menu(*alone, menu_of(kMenu));
+    std::vector<pos::store::SubmitResult> expected;
+    for (const auto& s : batch) expected.push_back(pos::store::submit_order(*alone, s));
+
+    tests::TempDatabase batch_db;
+    auto c = connect(batch_db);
+    pos::store::load_menu(*c, menu_of(kMenu));
+    const Batch got = submit_batch(*c, batch);
+
+    using Outcome = pos::store::SubmitOutcome;
+    const std::vector<Outcome> outcomes{Outcome::created, Outcome::created, Outcome::existing, Outcome::forbidden,
+                                        Outcome::created, Outcome::invalid, Outcome::invalid,  Outcome::invalid,
+                                        Outcome::invalid, Outcome::existing};
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        INFO("submission " << k);
+        CHECK_FALSE(got.errors[k]);
+        CHECK(expected[k].outcome == outcomes[k]);
+        CHECK(got.results[k].outcome == outcomes[k]);
+        CHECK(render(got.results[k].errors) == render(expected[k].errors));
+        CHECK(got.results[k].order_id.empty() == expected[k].order_id.empty());
+    }
+    CHECK(render(got.results[5].errors) == "products.1.id: Product P-2 is not available in branch BR-1.\n");
+    // Repeats in the batch answer with the id of the order stored for their reference.
+    CHECK(got.results[2].order_id == got.results[0].order_id);
+    CHECK(got.results[9].order_id == got.results[1].order_id);
+    CHECK(got.results[0].order_id != got.results[1].order_id);
+    CHECK(stored_orders(*c) == stored_orders(*alone));
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 3);
+
+    // A later batch with the same references: existing, with the first ids; nothing new.
+    const Batch again = submit_batch(*c, {submission("BRAND-A", pending), submission("BRAND-A", kOrder)});
+    CHECK(again.results[0].outcome == Outcome::existing);
+    CHECK(again.results[0].order_id == got.results[1].order_id);
+    CHECK(again.results[1].outcome == Outcome::existing);
+    CHECK(again.results[1].order_id == got.results[0].order_id);
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 3);
+
+    // The menu no longer has M-2: a repeat of a stored order still answers with its id, a new one is refused.
+    std::string menu(kMenu);
+    menu = with(menu, R"(,
+              {"id": "M-2", "brand_id": "BRAND-A", "name": "Bacon", "price": 4})",
+                "");
+    pos::store::load_menu(*c, menu_of(menu));
+    const Batch changed = submit_batch(
+        *c, {submission("BRAND-A", kOrder), submission("BRAND-A", with(kOrder, "talabat:1001", "talabat:1010"))});
+    CHECK(changed.results[0].outcome == Outcome::existing);
+    CHECK(changed.results[0].order_id == got.results[0].order_id);
+    CHECK(changed.results[1].outcome == Outcome::invalid);
+    CHECK(render(changed.results[1].errors) ==
+          "products.0.modifiers.1.id: The selected products.0.modifiers.1.id is invalid.\n");
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 3);
+}
+
+TEST_CASE("orders in one batch: a body PostgreSQL refuses fails alone; the others are stored", "[pos]") {
+    tests::TempDatabase db;
+    auto c = connect(db);
+    pos::store::load_menu(*c, menu_of(kMenu));
+    // A valid order whose raw body jsonb does not take (U+0000 in an ignored field): the batch statement fails,
+    // and the submissions are decided one by one.
+    const std::string refused = with(with(kOrder, R"("note": "No onions")", R"("note": "No onions", "x": "\u0000")"),
+                                     "talabat:1001", "talabat:2002");
+    const std::string second = with(kOrder, "talabat:1001", "talabat:2003");
+    const Batch got = submit_batch(
+        *c, {submission("BRAND-A", kOrder), submission("BRAND-A", refused), submission("BRAND-A", second)});
+    CHECK_FALSE(got.errors[0]);
+    CHECK(got.results[0].outcome == pos::store::SubmitOutcome::created);
+    CHECK(got.errors[1]);
+    CHECK_FALSE(got.errors[2]);
+    CHECK(got.results[2].outcome == pos::store::SubmitOutcome::created);
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 2);
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders WHERE partner_reference = 'talabat:2002'") == 0);
+    CHECK(count(*c, "SELECT count(*) FROM pos.order_products") == 4);
+}
+
+TEST_CASE("orders in one batch: bodies beyond one statement's size go in several, all stored", "[pos]") {
+    tests::TempDatabase db;
+    auto c = connect(db);
+    pos::store::load_menu(*c, menu_of(kMenu));
+    const std::string padding(1'500'000, 'x');
+    std::vector<pos::store::OrderSubmission> batch;
+    for (int i = 0; i < 4; ++i) {
+        batch.push_back(submission(
+            "BRAND-A", with(with(kOrder, "talabat:1001", "big:" + std::to_string(i)), R"("note": "No onions")",
+                            R"("note": "No onions", "padding": ")" + padding + "\"")));
+    }
+    const Batch got = submit_batch(*c, batch);
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        INFO("submission " << k);
+        CHECK_FALSE(got.errors[k]);
+        CHECK(got.results[k].outcome == pos::store::SubmitOutcome::created);
+    }
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders WHERE length(raw_request->>'padding') = 1500000") == 4);
+    CHECK(count(*c, "SELECT count(DISTINCT xmin::text) FROM pos.orders") >= 2);  // more than one statement
+}
+
+TEST_CASE("orders in one batch: a submission that loses the insert race answers with the winner's id", "[pos]") {
+    tests::TempDatabase db;
+    auto c = connect(db);
+    pos::store::load_menu(*c, menu_of(kMenu));
+    pqxx::connection winner(db.url());
+    pqxx::work winner_tx(winner);
+    winner_tx.exec(
+        "INSERT INTO pos.orders (id, brand_id, branch_id, partner_reference, subtotal, tax, total, raw_request) "
+        "VALUES ('winner', 'BRAND-A', 'BR-1', 'talabat:1001', 0, 0, 0, '{}')");
+    const std::string other = with(kOrder, "talabat:1001", "talabat:3001");
+    Batch got;
+    std::thread batch_thread([&] {
+        auto own = connect(db);
+        got = submit_batch(
+            *own, {submission("BRAND-A", kOrder), submission("BRAND-A", other), submission("BRAND-A", kOrder)});
+    });
+    for (int i = 0; i < 500 && count(*c,
+                                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                     "AND datname = current_database()") == 0;
+         ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    winner_tx.commit();
+    batch_thread.join();
+    REQUIRE(got.results.size() == 3);
+    CHECK(got.results[0].outcome == pos::store::SubmitOutcome::existing);
+    CHECK(got.results[0].order_id == "winner");
+    CHECK(got.results[1].outcome == pos::store::SubmitOutcome::created);
+    CHECK(got.results[2].outcome == pos::store::SubmitOutcome::existing);
+    CHECK(got.results[2].order_id == "winner");
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 2);
+    CHECK(count(*c, "SELECT count(*) FROM pos.order_products") == 2);  // the created order's two lines only
+}
