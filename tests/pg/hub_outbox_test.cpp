@@ -121,3 +121,44 @@ TEST_CASE("outbox: a single claim's end keeps its own path and the same rules", 
               .as<int>() == 500);
     CHECK_FALSE(hub::forward::finish_job(c, "f1", r.result, claimed[0], true));  // no longer held
 }
+
+TEST_CASE("dashboard events: one per status row, attempt and change of a job's state, many per statement",
+          "[outbox][dashboard]") {
+    HubDb h;
+    std::vector<std::pair<std::string, std::string>> reqs;
+    for (const char* id : {"A", "B", "C"}) reqs.emplace_back("p1", order_json(id));
+    auto stored = store_all(h.db.url(), reqs);  // one group-commit statement: three 'received' rows
+    REQUIRE(stored.size() == 3);
+
+    pqxx::connection c(h.db.url());
+    hub::db::prepare_all(c);
+    REQUIRE(hub::forward::claim_jobs(c, "f1", 10, std::chrono::seconds(60), "production").size() == 3);
+    // An update that changes no job's state writes no event.
+    pqxx::nontransaction(c).exec0("UPDATE hub.forward_jobs SET updated_at = now()");
+    std::vector<FinishRequest> requests;
+    requests.push_back(end(stored[0].order_id, "delivered", attempt(201, "delivered")));
+    requests.back().result.pos_order_id = "POS-1";
+    requests.push_back(end(stored[1].order_id, "rejected", attempt(422, "rejected", "unknown product")));
+    requests.push_back(end(stored[2].order_id, "pending", attempt(503, "retry", "busy")));
+    requests.back().result.delay = std::chrono::milliseconds(60'000);
+    std::vector<FinishOutcome> owned(requests.size());
+    std::vector<std::exception_ptr> errors(requests.size());
+    hub::forward::finish_jobs(c, requests, owned, errors);
+    for (const auto& e : errors) CHECK_FALSE(e);
+
+    // In each statement's order of writing, as the row triggers of 0006 wrote them.
+    auto events = [&](const std::string& id) {
+        return pqxx::nontransaction(c)
+            .exec_params1(
+                "SELECT string_agg(branch_id || ':' || kind || ':' || coalesce(detail, ''), ',' ORDER BY id) "
+                "FROM hub.dashboard_events WHERE order_id = $1",
+                id)[0]
+            .as<std::string>("");
+    };
+    CHECK(events(stored[0].order_id) ==
+          "B1:status:received,B1:job:in_flight,B1:job:delivered,B1:status:pos_accepted,B1:attempt:delivered");
+    CHECK(events(stored[1].order_id) ==
+          "B1:status:received,B1:job:in_flight,B1:job:rejected,B1:status:pos_rejected,B1:attempt:rejected");
+    CHECK(events(stored[2].order_id) == "B1:status:received,B1:job:in_flight,B1:job:pending,B1:attempt:retry");
+    CHECK(pqxx::nontransaction(c).exec1("SELECT count(*) FROM hub.dashboard_events")[0].as<int>() == 14);
+}
