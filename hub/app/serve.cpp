@@ -117,7 +117,7 @@ common::cli::Command serve_command() {
                        .env = "ORDERHUB_FORWARD_PER_HOST",
                        .help = "deliveries at once to one POS host",
                        .placeholder = "N",
-                       .default_value = "8"});
+                       .default_value = "16"});
     options.push_back({.name = "forward-timeout-ms",
                        .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
                        .help = "how long to wait for a POS answer",
