@@ -15,6 +15,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "pos/logic/menu_file.hpp"
+#include "pos/store/intake.hpp"
 #include "pos/store/menu.hpp"
 #include "pos/store/orders.hpp"
 #include "pos/store/queries.hpp"
@@ -594,4 +595,59 @@ TEST_CASE("orders in one batch: a submission that loses the insert race answers 
     CHECK(got.results[2].order_id == "winner");
     CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 2);
     CHECK(count(*c, "SELECT count(*) FROM pos.order_products") == 2);  // the created order's two lines only
+}
+
+namespace {
+
+asio::awaitable<void> submit_to(pos::store::OrderIntake& intake, int i, pos::store::OrderSubmission s, std::mutex& m,
+                                std::vector<std::pair<int, pos::store::SubmitResult>>& results) {
+    auto result = co_await intake.submit(std::move(s));
+    std::lock_guard lock(m);
+    results.emplace_back(i, std::move(result));
+}
+
+}  // namespace
+
+TEST_CASE("orders through the intake's group commit: 40 concurrent requests, 20 of them one order", "[pos]") {
+    tests::TempDatabase db;
+    auto c = connect(db);
+    pos::store::load_menu(*c, menu_of(kMenu));
+    constexpr int kRequests = 40;
+    std::mutex m;
+    std::vector<std::pair<int, pos::store::SubmitResult>> results;
+    {
+        asio::io_context ioc;
+        common::db::Pool pool({.url = db.url(), .workers = 4, .on_connect = pos::store::prepare_statements});
+        pos::store::OrderIntake intake(pool, 8, 2);
+        for (int i = 0; i < kRequests; ++i) {
+            // Even requests repeat one order; odd ones are orders of their own.
+            const std::string body =
+                i % 2 == 0 ? std::string(kOrder) : with(kOrder, "talabat:1001", "own:" + std::to_string(i));
+            asio::co_spawn(asio::make_strand(ioc), submit_to(intake, i, submission("BRAND-A", body), m, results),
+                           asio::detached);
+        }
+        std::thread second([&] { ioc.run(); });
+        ioc.run();
+        second.join();
+    }
+    REQUIRE(results.size() == kRequests);
+    std::set<std::string> repeated_ids, own_ids;
+    int created_repeats = 0;
+    for (const auto& [i, r] : results) {
+        INFO("request " << i);
+        if (i % 2 == 0) {
+            CHECK(
+                (r.outcome == pos::store::SubmitOutcome::created || r.outcome == pos::store::SubmitOutcome::existing));
+            created_repeats += r.outcome == pos::store::SubmitOutcome::created ? 1 : 0;
+            repeated_ids.insert(r.order_id);
+        } else {
+            CHECK(r.outcome == pos::store::SubmitOutcome::created);
+            own_ids.insert(r.order_id);
+        }
+    }
+    CHECK(created_repeats == 1);
+    CHECK(repeated_ids.size() == 1);
+    CHECK(own_ids.size() == kRequests / 2);
+    CHECK(count(*c, "SELECT count(*) FROM pos.orders") == kRequests / 2 + 1);
+    CHECK(count(*c, "SELECT count(*) FROM pos.order_products") == 2 * (kRequests / 2 + 1));
 }
