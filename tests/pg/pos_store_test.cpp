@@ -99,6 +99,30 @@ std::string render(const pos::ValidationErrors& errors) {
     return out;
 }
 
+// The winner holds its uncommitted order 'winner' (BRAND-A, talabat:1001) while `loser` runs on a connection of
+// its own: the loser finds no order, waits on the unique key in INSERT ... ON CONFLICT, and reads the winner's id
+// once it commits.
+template <class Loser>
+void race_an_uncommitted_winner(const tests::TempDatabase& db, pqxx::connection& c, Loser loser) {
+    pqxx::connection winner(db.url());
+    pqxx::work winner_tx(winner);
+    winner_tx.exec(
+        "INSERT INTO pos.orders (id, brand_id, branch_id, partner_reference, subtotal, tax, total, raw_request) "
+        "VALUES ('winner', 'BRAND-A', 'BR-1', 'talabat:1001', 0, 0, 0, '{}')");
+    std::thread loser_thread([&] {
+        auto own = connect(db);
+        loser(*own);
+    });
+    for (int i = 0; i < 500 && count(c,
+                                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                     "AND datname = current_database()") == 0;
+         ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    winner_tx.commit();
+    loser_thread.join();
+}
+
 }  // namespace
 
 TEST_CASE("every POS statement prepares against the migrated schema", "[pos]") {
@@ -383,26 +407,9 @@ TEST_CASE("orders: a submission that loses the insert race answers with the winn
     tests::TempDatabase db;
     auto c = connect(db);
     pos::store::load_menu(*c, menu_of(kMenu));
-    // The winner holds its uncommitted order row while the loser runs: the loser finds no order, waits on the
-    // unique key in INSERT ... ON CONFLICT, and reads the winner's id once it commits.
-    pqxx::connection winner(db.url());
-    pqxx::work winner_tx(winner);
-    winner_tx.exec(
-        "INSERT INTO pos.orders (id, brand_id, branch_id, partner_reference, subtotal, tax, total, raw_request) "
-        "VALUES ('winner', 'BRAND-A', 'BR-1', 'talabat:1001', 0, 0, 0, '{}')");
     pos::store::SubmitResult loser;
-    std::thread loser_thread([&] {
-        auto own = connect(db);
-        loser = pos::store::submit_order(*own, submission("BRAND-A", kOrder));
-    });
-    for (int i = 0; i < 500 && count(*c,
-                                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                     "AND datname = current_database()") == 0;
-         ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    winner_tx.commit();
-    loser_thread.join();
+    race_an_uncommitted_winner(
+        db, *c, [&](pqxx::connection& own) { loser = pos::store::submit_order(own, submission("BRAND-A", kOrder)); });
     CHECK(loser.outcome == pos::store::SubmitOutcome::existing);
     CHECK(loser.order_id == "winner");
     CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 1);
@@ -567,26 +574,12 @@ TEST_CASE("orders in one batch: a submission that loses the insert race answers 
     tests::TempDatabase db;
     auto c = connect(db);
     pos::store::load_menu(*c, menu_of(kMenu));
-    pqxx::connection winner(db.url());
-    pqxx::work winner_tx(winner);
-    winner_tx.exec(
-        "INSERT INTO pos.orders (id, brand_id, branch_id, partner_reference, subtotal, tax, total, raw_request) "
-        "VALUES ('winner', 'BRAND-A', 'BR-1', 'talabat:1001', 0, 0, 0, '{}')");
     const std::string other = with(kOrder, "talabat:1001", "talabat:3001");
     Batch got;
-    std::thread batch_thread([&] {
-        auto own = connect(db);
+    race_an_uncommitted_winner(db, *c, [&](pqxx::connection& own) {
         got = submit_batch(
-            *own, {submission("BRAND-A", kOrder), submission("BRAND-A", other), submission("BRAND-A", kOrder)});
+            own, {submission("BRAND-A", kOrder), submission("BRAND-A", other), submission("BRAND-A", kOrder)});
     });
-    for (int i = 0; i < 500 && count(*c,
-                                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                     "AND datname = current_database()") == 0;
-         ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    winner_tx.commit();
-    batch_thread.join();
     REQUIRE(got.results.size() == 3);
     CHECK(got.results[0].outcome == pos::store::SubmitOutcome::existing);
     CHECK(got.results[0].order_id == "winner");
