@@ -1,9 +1,8 @@
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 
-#include "hub/db/order_items.hpp"
-
 #include "hub/admin/admin.hpp"
+#include "hub/db/order_items.hpp"
 
 namespace hub::admin {
 namespace {

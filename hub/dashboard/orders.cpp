@@ -3,9 +3,8 @@
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 
-#include "hub/db/order_items.hpp"
-
 #include "hub/dashboard/auth.hpp"
+#include "hub/db/order_items.hpp"
 
 namespace hub::dashboard {
 namespace {

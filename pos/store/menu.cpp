@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 #include <set>
+#include <string_view>
 
 #include "pos/logic/money.hpp"
 #include "pos/store/queries.hpp"
@@ -80,38 +81,40 @@ MenuLoadReport load_menu(pqxx::connection_base& c, const MenuFile& menu) {
     return report;
 }
 
-MenuIds named_menu_ids(const OrderRequest& order) {
-    MenuIds ids;
+json::object menu_lookup(std::size_t i, const std::string& brand_id, const OrderRequest& order) {
+    std::set<std::string> products, modifiers;  // empty ids come from a draft whose validation reported them
     for (const OrderProduct& p : order.products) {
-        if (!p.id.empty()) ids.products.insert(p.id);
+        if (!p.id.empty()) products.insert(p.id);
         for (const OrderModifier& m : p.modifiers) {
-            if (!m.id.empty()) ids.modifiers.insert(m.id);
+            if (!m.id.empty()) modifiers.insert(m.id);
         }
     }
-    return ids;
+    return json::object{{"i", i},
+                        {"brand_id", brand_id},
+                        {"branch_id", order.branch_id},
+                        {"products", json::array(products.begin(), products.end())},
+                        {"modifiers", json::array(modifiers.begin(), modifiers.end())}};
 }
 
-void add_menu_row(MenuView& view, std::string_view kind, std::string id, const pqxx::field& branch_id) {
-    if (kind == "branch") {
-        view.branches.insert(std::move(id));
-    } else if (kind == "product") {
-        view.products.insert(std::move(id));
-    } else if (kind == "available") {
-        view.product_branches[std::move(id)].insert(branch_id.as<std::string>());
-    } else if (kind == "modifier") {
-        view.modifiers.insert(std::move(id));
+std::vector<MenuView> menu_views(pqxx::transaction_base& tx, const json::array& lookups) {
+    std::vector<MenuView> views(lookups.size());
+    for (const auto& row : exec(tx, sql::kMenuForOrders, text(lookups))) {
+        const auto i = row[0].as<std::size_t>();
+        if (i >= views.size()) continue;
+        MenuView& view = views[i];
+        const std::string_view kind(row[1].c_str(), row[1].size());
+        auto id = row[2].as<std::string>();
+        if (kind == "branch") {
+            view.branches.insert(std::move(id));
+        } else if (kind == "product") {
+            view.products.insert(std::move(id));
+        } else if (kind == "available") {
+            view.product_branches[std::move(id)].insert(row[3].as<std::string>());
+        } else if (kind == "modifier") {
+            view.modifiers.insert(std::move(id));
+        }
     }
-}
-
-MenuView menu_view_for_order(pqxx::transaction_base& tx, const std::string& brand_id, const OrderRequest& order) {
-    const MenuIds ids = named_menu_ids(order);
-    const json::array products(ids.products.begin(), ids.products.end());
-    const json::array modifiers(ids.modifiers.begin(), ids.modifiers.end());
-    MenuView view;
-    for (const auto& row : exec(tx, sql::kMenuForOrder, brand_id, order.branch_id, text(products), text(modifiers))) {
-        add_menu_row(view, row[0].c_str(), row[1].as<std::string>(), row[2]);
-    }
-    return view;
+    return views;
 }
 
 bool brand_exists(pqxx::transaction_base& tx, const std::string& brand_id) {

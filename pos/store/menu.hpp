@@ -1,13 +1,12 @@
 #pragma once
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <cstddef>
 #include <pqxx/connection_base>
-#include <pqxx/field>
 #include <pqxx/transaction_base>
-#include <set>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "pos/logic/menu_check.hpp"
@@ -52,20 +51,13 @@ struct MenuConflict : std::runtime_error {
 /// tokens refer to them). Concurrent loads run one after another. Throws MenuConflict (nothing changed).
 MenuLoadReport load_menu(pqxx::connection_base& c, const MenuFile& menu);
 
-/// The product and modifier ids an order names (empty ids of a draft left out).
-struct MenuIds {
-    std::set<std::string> products;
-    std::set<std::string> modifiers;
-};
-MenuIds named_menu_ids(const OrderRequest& order);
+/// Entry `i` of menu_views for `order` of `brand_id`: the branch, products and modifiers it names.
+boost::json::object menu_lookup(std::size_t i, const std::string& brand_id, const OrderRequest& order);
 
-/// Adds one row of kMenuForOrder or kMenuForOrders (its kind, id and branch_id columns) to `view`; other kinds
-/// are ignored.
-void add_menu_row(MenuView& view, std::string_view kind, std::string id, const pqxx::field& branch_id);
-
-/// The part of `brand_id`'s menu that `order` names (its branch, products and modifiers), as a MenuView that
-/// check_order_against_menu gives the same answer with as with the whole menu.
-MenuView menu_view_for_order(pqxx::transaction_base& tx, const std::string& brand_id, const OrderRequest& order);
+/// For each entry of `lookups` (menu_lookup, entry i at position i), the part of its brand's menu that its order
+/// names, as a MenuView that check_order_against_menu gives the same answer with as with the whole menu. One
+/// statement (kMenuForOrders) for all of them.
+std::vector<MenuView> menu_views(pqxx::transaction_base& tx, const boost::json::array& lookups);
 
 /// True when the brand exists.
 bool brand_exists(pqxx::transaction_base& tx, const std::string& brand_id);

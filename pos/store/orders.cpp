@@ -64,6 +64,13 @@ std::string order_entry(std::size_t i, const std::string& id, const OrderRequest
 
 SubmitResult invalid(ValidationErrors errors) { return {SubmitOutcome::invalid, {}, std::move(errors)}; }
 
+/// The id of the order stored under `order`'s brand and reference, if any.
+std::optional<std::string> find_order(pqxx::transaction_base& tx, const OrderRequest& order) {
+    const pqxx::result found = exec(tx, sql::kFindOrder, order.brand_id, order.partner_reference);
+    if (found.empty()) return std::nullopt;
+    return found[0][0].as<std::string>();
+}
+
 /// The answer when the body's brand_id is missing or not the token's brand, before anything else is looked at.
 std::optional<SubmitResult> refuse_brand(pqxx::transaction_base& tx, const OrderSubmission& submission) {
     if (!submission.body_brand) return invalid(submission.parsed.errors);  // brand_id missing or not a string
@@ -101,29 +108,18 @@ void decide_bulk(pqxx::connection_base& c, std::span<const OrderSubmission> subm
     lookups.reserve(bulk.size());
     for (std::size_t i = 0; i < bulk.size(); ++i) {
         const ParsedOrderRequest& parsed = submissions[bulk[i]].parsed;
-        const OrderRequest& order = parsed.order ? *parsed.order : parsed.draft;
-        const MenuIds ids = named_menu_ids(order);
-        lookups.push_back(json::object{{"i", i},
-                                       {"brand_id", *submissions[bulk[i]].body_brand},
-                                       {"branch_id", order.branch_id},
-                                       {"products", json::array(ids.products.begin(), ids.products.end())},
-                                       {"modifiers", json::array(ids.modifiers.begin(), ids.modifiers.end())}});
+        lookups.push_back(
+            menu_lookup(i, submissions[bulk[i]].token_brand, parsed.order ? *parsed.order : parsed.draft));
     }
-    std::vector<MenuView> views(bulk.size());
+    std::vector<MenuView> views;
     {
         pqxx::nontransaction nt(c);
-        for (const auto& row : exec(nt, sql::kMenuForOrders, json::serialize(lookups))) {
-            const auto i = row[0].as<std::size_t>();
-            if (i < bulk.size()) add_menu_row(views[i], row[1].c_str(), row[2].as<std::string>(), row[3]);
-        }
+        views = menu_views(nt, lookups);
     }
     // The id of the order already stored under the reference of valid submission k, if any.
-    auto stored_under_reference = [&](std::size_t k) -> std::optional<std::string> {
-        const OrderRequest& order = *submissions[k].parsed.order;
+    auto stored_under_reference = [&](std::size_t k) {
         pqxx::nontransaction nt(c);
-        const pqxx::result found = exec(nt, sql::kFindOrder, order.brand_id, order.partner_reference);
-        if (found.empty()) return std::nullopt;
-        return found[0][0].as<std::string>();
+        return find_order(nt, *submissions[k].parsed.order);
     };
     // Entries to store, as kInsertOrders takes them; `ids[i]` the id given to bulk[i].
     std::vector<std::size_t> to_store;
@@ -205,8 +201,9 @@ SubmitResult insert_order(pqxx::work& tx, const OrderRequest& order, const std::
              raw_body);
     if (inserted.empty()) {
         // A concurrent request with the same reference committed first (this INSERT waited for it).
-        const pqxx::result existing = exec(tx, sql::kFindOrder, order.brand_id, order.partner_reference);
-        return {SubmitOutcome::existing, existing.at(0)[0].as<std::string>(), {}};
+        auto existing = find_order(tx, order);
+        if (!existing) throw std::runtime_error("an order refused as a repeat is not stored");
+        return {SubmitOutcome::existing, std::move(*existing), {}};
     }
     const auto [products, modifiers] = order_lines(order);
     exec(tx, sql::kInsertOrderProducts, id, json::serialize(products));
@@ -223,11 +220,11 @@ SubmitResult submit_order(pqxx::connection_base& c, const OrderSubmission& submi
     const ParsedOrderRequest& parsed = submission.parsed;
     const OrderRequest& order = parsed.order ? *parsed.order : parsed.draft;
     if (parsed.order) {
-        const pqxx::result existing = exec(tx, sql::kFindOrder, order.brand_id, order.partner_reference);
-        if (!existing.empty()) return {SubmitOutcome::existing, existing[0][0].as<std::string>(), {}};
+        if (auto existing = find_order(tx, order)) return {SubmitOutcome::existing, std::move(*existing), {}};
     }
     ValidationErrors errors = parsed.errors;
-    merge_errors(errors, check_order_against_menu(order, menu_view_for_order(tx, *submission.body_brand, order)));
+    merge_errors(errors,
+                 check_order_against_menu(order, menu_views(tx, {menu_lookup(0, submission.token_brand, order)})[0]));
     if (!errors.empty()) return invalid(std::move(errors));
     return insert_order(tx, order, submission.raw_body);
 }
@@ -236,16 +233,11 @@ void submit_orders(pqxx::connection_base& c, std::span<const OrderSubmission> su
                    std::span<SubmitResult> results, std::span<std::exception_ptr> errors) {
     const std::size_t n = submissions.size();
     std::vector<bool> answered(n, false);
-    // Ids of the orders the bulk statements are about, in their order: entry i of the statements is job bulk[i].
+    // The submissions the bulk statements decide, in their order: entry i of the statements is submission bulk[i].
     std::vector<std::size_t> bulk;
     for (std::size_t k = 0; k < n; ++k) {
-        const OrderSubmission& s = submissions[k];
-        if (!s.body_brand) {
-            results[k] = invalid(s.parsed.errors);
-            answered[k] = true;
-        } else if (*s.body_brand == s.token_brand) {
-            bulk.push_back(k);
-        }  // another brand's id: decided alone below (rare)
+        // A missing brand_id or another brand's: decided alone below (rare).
+        if (submissions[k].body_brand == submissions[k].token_brand) bulk.push_back(k);
     }
     std::exception_ptr unavailable;
     try {

@@ -146,21 +146,6 @@ WHERE m.brand_id IN (SELECT jsonb_array_elements_text($1::jsonb))
   AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS x(brand_id text, id text)
                   WHERE x.brand_id = m.brand_id AND x.id = m.id))"};
 
-/// $1 brand, $2 branch, $3 [product ids], $4 [modifier ids] -> kind, id, branch_id: the part of the brand's menu
-/// that an order names ('branch' when $2 is a branch of the brand; 'product' and 'available' rows for the named
-/// products; 'modifier' rows for the named modifiers).
-inline constexpr Statement kMenuForOrder{"pos_menu_for_order", R"(
-SELECT 'branch' AS kind, b.id, NULL AS branch_id FROM pos.branches b WHERE b.brand_id = $1 AND b.id = $2
-UNION ALL
-SELECT 'product', p.id, NULL FROM pos.products p
-WHERE p.brand_id = $1 AND p.id IN (SELECT jsonb_array_elements_text($3::jsonb))
-UNION ALL
-SELECT 'available', pb.product_id, pb.branch_id FROM pos.product_branches pb
-WHERE pb.brand_id = $1 AND pb.branch_id = $2 AND pb.product_id IN (SELECT jsonb_array_elements_text($3::jsonb))
-UNION ALL
-SELECT 'modifier', m.id, NULL FROM pos.modifiers m
-WHERE m.brand_id = $1 AND m.id IN (SELECT jsonb_array_elements_text($4::jsonb)))"};
-
 // Orders ----------------------------------------------------------------------------------------------------
 
 /// $1 brand, $2 partner reference -> id.
@@ -189,9 +174,10 @@ SELECT $1, x.line_no, x.mod_no, x.modifier_id, x.quantity, x.total::numeric, x.n
 FROM jsonb_to_recordset($2::jsonb)
      AS x(line_no int, mod_no int, modifier_id text, quantity int, total text, note text))"};
 
-/// A batch of order submissions (the intake's group commit). $1 [{i, brand_id, branch_id, products: [ids],
-/// modifiers: [ids]}] -> i, kind, id, branch_id: for each entry, as kMenuForOrder gives them, the part of the
-/// brand's menu that the order names. Each lookup is a LIMIT 1 subquery on a unique key, so the plan probes per
+/// The menu of one or many orders (menu_views). $1 [{i, brand_id, branch_id, products: [ids], modifiers: [ids]}]
+/// -> i, kind, id, branch_id: for each entry, the part of the brand's menu that its order names ('branch' when
+/// branch_id is a branch of the brand; 'product' and 'available' rows for the named products; 'modifier' rows for
+/// the named modifiers). Each lookup is a LIMIT 1 subquery on a unique key, so the plan probes per
 /// entry whatever the planner guesses of the array's length. Repeated references are not looked up here: a plan
 /// cached while pos.orders was small scans it whole until the next ANALYZE (20 ms a batch in the benchmark);
 /// kInsertOrders finds them through its unique key.
@@ -296,7 +282,6 @@ inline constexpr std::array kAllStatements{
     &sql::kInsertProductBranches,
     &sql::kDeleteStaleProducts,
     &sql::kDeleteStaleModifiers,
-    &sql::kMenuForOrder,
     &sql::kFindOrder,
     &sql::kInsertOrder,
     &sql::kInsertOrderProducts,
