@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -25,11 +26,14 @@
 #include <boost/url/parse.hpp>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <mutex>
 
 #include "common/http/tls.hpp"
+#include "common/log/log.hpp"
 
 namespace common::http {
 
@@ -153,6 +157,11 @@ std::optional<Target> parse_target(std::string_view url, std::string& error) {
     return t;
 }
 
+/// The pool of a target: one per scheme, host, port and (for https) CA file.
+std::string pool_key(const Target& t, const std::string& ca_file) {
+    return (t.tls ? "https|" : "http|") + t.host + "|" + std::to_string(t.port) + "|" + (t.tls ? ca_file : "");
+}
+
 /// Cancels (or closes) a socket, or cancels a resolver, when its time is up. Lives on the request's strand, as
 /// does every object it touches; a later arm() or disarm() voids an earlier arm().
 class Watchdog {
@@ -249,9 +258,14 @@ struct Waiter {
     bool granted = false;  // under ClientImpl::mutex
 };
 
-/// The state of one (scheme, host, port, ca_file): slots in use, waiters in order, idle connections.
+/// The state of one (scheme, host, port, ca_file): slots in use, waiters in order, idle connections, and how many
+/// requests the host is allowed at once now (see ClientOptions::max_connections_per_host).
 struct HostPool {
+    explicit HostPool(std::size_t ceiling) : limit(static_cast<double>(ceiling)) {}
     std::size_t in_flight = 0;
+    double limit;              // between 1 and the ceiling; whole slots count
+    std::uint64_t epoch = 0;   // one more per decrease: an overload seen by a request sent before it is not counted
+    bool reduced = false;      // below the ceiling since the last decrease (for the log line on recovery)
     std::deque<std::shared_ptr<Waiter>> waiters;
     std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
 };
@@ -289,8 +303,60 @@ struct ClientImpl : std::enable_shared_from_this<ClientImpl> {
     std::shared_ptr<HostPool> pool_for(const std::string& key) {
         std::lock_guard lock(mutex);
         auto& p = pools[key];
-        if (!p) p = std::make_shared<HostPool>();
+        if (!p) p = std::make_shared<HostPool>(options.max_connections_per_host);
         return p;
+    }
+
+    static std::size_t allowed(const HostPool& pool) {
+        return pool.limit < 1 ? 1 : static_cast<std::size_t>(pool.limit);
+    }
+
+    /// Under the mutex: hands free slots to waiters, in order.
+    static void grant_locked(HostPool& pool, std::vector<std::shared_ptr<Waiter>>& granted) {
+        while (!pool.waiters.empty() && pool.in_flight < allowed(pool)) {
+            ++pool.in_flight;
+            granted.push_back(std::move(pool.waiters.front()));
+            pool.waiters.pop_front();
+            granted.back()->granted = true;
+        }
+    }
+
+    static void wake(const std::vector<std::shared_ptr<Waiter>>& granted) {
+        for (const auto& w : granted) asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
+    }
+
+    /// The answer of a request sent at `epoch`: an overloaded host (429, 503, a time-out) halves the requests it is
+    /// allowed at once, once per round of requests; every other answer adds 1/limit, so a full round of answers
+    /// adds one slot, up to the ceiling.
+    void feedback(HostPool& pool, std::uint64_t epoch, bool overloaded, const std::string& host,
+                  std::string_view why) {
+        std::vector<std::shared_ptr<Waiter>> granted;
+        std::optional<std::size_t> reduced_to;
+        bool recovered = false;
+        const auto ceiling = static_cast<double>(options.max_connections_per_host);
+        {
+            std::lock_guard lock(mutex);
+            if (overloaded) {
+                if (epoch == pool.epoch && pool.limit > 1) {
+                    pool.limit = std::max(1.0, std::floor(pool.limit / 2));
+                    ++pool.epoch;
+                    pool.reduced = true;
+                    reduced_to = allowed(pool);
+                }
+            } else if (pool.limit < ceiling) {
+                pool.limit = std::min(ceiling, pool.limit + 1 / pool.limit);
+                recovered = pool.reduced && pool.limit >= ceiling;
+                if (recovered) pool.reduced = false;
+                grant_locked(pool, granted);
+            }
+        }
+        wake(granted);
+        if (reduced_to)
+            common::log::warn("fewer requests at once to an overloaded host",
+                              {{"host", host}, {"answer", std::string(why)}, {"in_flight_limit", *reduced_to}});
+        if (recovered)
+            common::log::info("host back to its full number of requests at once",
+                              {{"host", host}, {"in_flight_limit", options.max_connections_per_host}});
     }
 
     /// One context per CA file, made once; a file that cannot be loaded is tried again by the next request.
@@ -309,20 +375,15 @@ struct ClientImpl : std::enable_shared_from_this<ClientImpl> {
         return c;
     }
 
-    /// Gives a slot back: to the first waiter if any (the count stays), else to the pool.
+    /// Gives a slot back: to the first waiter if the host's limit allows it, else to the pool.
     void release(HostPool& pool) {
-        std::shared_ptr<Waiter> next;
+        std::vector<std::shared_ptr<Waiter>> granted;
         {
             std::lock_guard lock(mutex);
-            if (pool.waiters.empty()) {
-                --pool.in_flight;
-                return;
-            }
-            next = std::move(pool.waiters.front());
-            pool.waiters.pop_front();
-            next->granted = true;
+            --pool.in_flight;
+            grant_locked(pool, granted);
         }
-        asio::post(next->timer.get_executor(), [next] { next->timer.cancel(); });
+        wake(granted);
     }
 
     /// The most recently used idle connection that is still fresh and quiet; stale ones are closed.
@@ -462,13 +523,15 @@ private:
     std::shared_ptr<Waiter> w_;
 };
 
-/// Takes a slot of `pool`, waiting in order behind earlier requests; false when the wait was cancelled.
-asio::awaitable<bool> acquire(ClientImpl& impl, HostPool& pool) {
+/// Takes a slot of `pool`, waiting in order behind earlier requests; false when the wait was cancelled. `epoch` is
+/// the pool's when the slot was taken.
+asio::awaitable<bool> acquire(ClientImpl& impl, HostPool& pool, std::uint64_t& epoch) {
     auto ex = co_await asio::this_coro::executor;
     std::shared_ptr<Waiter> w;
     {
         std::lock_guard lock(impl.mutex);
-        if (pool.in_flight < impl.options.max_connections_per_host && pool.waiters.empty()) {
+        epoch = pool.epoch;
+        if (pool.in_flight < ClientImpl::allowed(pool) && pool.waiters.empty()) {
             ++pool.in_flight;
         } else {
             w = std::make_shared<Waiter>(ex);
@@ -483,6 +546,7 @@ asio::awaitable<bool> acquire(ClientImpl& impl, HostPool& pool) {
     std::lock_guard lock(impl.mutex);
     if (!w->granted) co_return false;  // the guard unregisters us (the mutex is released first)
     guard.dismiss();
+    epoch = pool.epoch;
     co_return true;
 }
 
@@ -671,11 +735,10 @@ asio::awaitable<ClientResult> run(std::shared_ptr<ClientImpl> impl, ClientReques
             if (target->tls && !ctx) {
                 fail(ClientFailure::tls_verify, error);
             } else {
-                const std::string key = (target->tls ? "https|" : "http|") + target->host + "|" +
-                                        std::to_string(target->port) + "|" + (target->tls ? request.ca_file : "");
-                auto pool = impl->pool_for(key);
+                auto pool = impl->pool_for(pool_key(*target, request.ca_file));
                 phase = ClientFailure::connect_timeout;
-                if (!co_await acquire(*impl, *pool)) {
+                std::uint64_t epoch = 0;
+                if (!co_await acquire(*impl, *pool, epoch)) {
                     fail(ClientFailure::connect_timeout,
                          "cancelled while waiting for a connection to " + target->host_header);
                 } else {
@@ -709,6 +772,15 @@ asio::awaitable<ClientResult> run(std::shared_ptr<ClientImpl> impl, ClientReques
                         fail(o.failure, std::move(o.error));
                         break;
                     }
+                    const auto f = result.failure;
+                    if (result.response) {
+                        const unsigned st = result.response->status;
+                        impl->feedback(*pool, epoch, st == 429 || st == 503, target->host_header,
+                                       "HTTP " + std::to_string(st));
+                    } else if (f == ClientFailure::connect_timeout || f == ClientFailure::write_timeout ||
+                               f == ClientFailure::read_timeout) {
+                        impl->feedback(*pool, epoch, true, target->host_header, to_string(f));
+                    }
                 }
             }
         }
@@ -738,5 +810,14 @@ asio::awaitable<ClientResult> Client::send(ClientRequest request) {
 }
 
 std::size_t Client::open_connections() const { return impl_->open->load(); }
+
+std::size_t Client::in_flight_limit(std::string_view url, const std::string& ca_file) const {
+    std::string error;
+    auto target = parse_target(url, error);
+    if (!target) return 0;
+    std::lock_guard lock(impl_->mutex);
+    auto it = impl_->pools.find(pool_key(*target, ca_file));
+    return it == impl_->pools.end() ? impl_->options.max_connections_per_host : ClientImpl::allowed(*it->second);
+}
 
 }  // namespace common::http

@@ -23,7 +23,10 @@ struct ClientOptions {
     std::chrono::milliseconds handshake_timeout{5000};  ///< the TLS handshake
     std::chrono::milliseconds write_timeout{10000};     ///< writing the whole request
     std::chrono::milliseconds read_timeout{15000};      ///< from the end of the request to the whole response
-    std::size_t max_connections_per_host = 8;           ///< requests in flight per host; further ones wait
+    /// Requests in flight per host at most; further ones wait. A host that signals overload (429, 503, a connect,
+    /// write or read time-out) gets half as many at once, once per round of requests, down to one; each other
+    /// answer adds 1/limit, so a round of answers adds one, back up to this ceiling.
+    std::size_t max_connections_per_host = 8;
     std::size_t max_response_body = 1024 * 1024;        ///< larger bodies fail with too_large
     std::chrono::milliseconds idle_keepalive{30000};    ///< idle pooled connections are closed after this
 };
@@ -76,7 +79,8 @@ struct ClientResult {
 std::string_view to_string(ClientFailure failure);
 
 /// An async HTTP/1.1 client with keep-alive pools per (scheme, host, port, ca_file), a bound on requests in
-/// flight per host (further requests wait in order; a caller that cancels while waiting gives its place up), TLS
+/// flight per host that backs off while the host signals overload (further requests wait in order; a caller that
+/// cancels while waiting gives its place up), TLS
 /// 1.2+ with SNI and certificate and host-name verification, and a time-out on every step.
 ///
 /// Retry rule: a request is sent a second time (once, on a fresh connection) only when it failed on a *reused*
@@ -104,6 +108,9 @@ public:
     boost::asio::awaitable<ClientResult> send(ClientRequest request);
     /// Connections open now, idle or busy (for tests and metrics).
     std::size_t open_connections() const;
+    /// How many requests the host of `url` is allowed in flight now (the ceiling for a host not yet used; 0 for a
+    /// malformed URL).
+    std::size_t in_flight_limit(std::string_view url, const std::string& ca_file = {}) const;
 
 private:
     std::shared_ptr<detail::ClientImpl> impl_;

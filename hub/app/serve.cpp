@@ -112,12 +112,13 @@ common::cli::Command serve_command() {
                        .env = "ORDERHUB_FORWARD_CONCURRENCY",
                        .help = "deliveries to POS systems at once",
                        .placeholder = "N",
-                       .default_value = "64"});
+                       .default_value = "128"});
     options.push_back({.name = "forward-per-host",
                        .env = "ORDERHUB_FORWARD_PER_HOST",
-                       .help = "deliveries at once to one POS host",
+                       .help = "deliveries at once to one POS host at most; halved while it answers 429 or 503 "
+                               "or times out, then raised again",
                        .placeholder = "N",
-                       .default_value = "16"});
+                       .default_value = "64"});
     options.push_back({.name = "forward-timeout-ms",
                        .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
                        .help = "how long to wait for a POS answer",

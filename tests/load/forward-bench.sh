@@ -13,6 +13,7 @@
 #
 # Environment: BENCH_DRAIN_ORDERS (default 20000), BENCH_RATE (default 500) orders/s for BENCH_SECONDS (default
 # 20) s; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
+# BENCH_PRE_DRAIN_SQL is run in the hub's database before the drain (for experiments: drop a trigger to see its cost);
 # BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the drain's time, statement by
 # statement (the profile to read when the forwarder falls short).
 # ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing).
@@ -132,6 +133,7 @@ python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --coun
 stop_service "$api_pid"
 stored=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs WHERE state = 'pending'")
 [ "$stored" = "$drain_orders" ] || { echo "expected $drain_orders pending jobs, found $stored" >&2; exit 1; }
+[ -n "${BENCH_PRE_DRAIN_SQL:-}" ] && sql "$hub_url" "$BENCH_PRE_DRAIN_SQL" >&2
 sql "$hub_url" "CHECKPOINT" >/dev/null
 
 log "draining them with orderhub serve --role forwarder"
@@ -237,7 +239,7 @@ mkdir -p "$load/results"
   echo "# Forwarding benchmark, $day, $host"
   echo
   echo "$(date -u +%FT%TZ); $(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg);"
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); PostgreSQL 15 as shipped (fsync on); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 64, --forward-per-host 16) and orderpos with default flags; the whole benchmark took ${elapsed} s."
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); PostgreSQL 15 as shipped (fsync on); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 128, --forward-per-host 64) and orderpos with default flags; the whole benchmark took ${elapsed} s."
   echo
   echo "| run | result | hub/forwarder CPU s | orderpos CPU s | PG CPU s | notes |"
   echo "|---|---:|---:|---:|---:|---|"

@@ -261,6 +261,80 @@ TEST_CASE("client: at most max_connections_per_host requests are in flight per h
     CHECK(client.open_connections() <= 3);
 }
 
+/// Answers `status` after `delay`, counting requests in flight.
+asio::awaitable<Response> answer_with(std::shared_ptr<Gauge> g, std::shared_ptr<std::atomic<unsigned>> status,
+                                      Request) {
+    const int n = ++g->now;
+    int seen = g->peak.load();
+    while (n > seen && !g->peak.compare_exchange_weak(seen, n)) {
+    }
+    asio::steady_timer t(co_await asio::this_coro::executor, std::chrono::milliseconds(20));
+    co_await t.async_wait(asio::use_awaitable);
+    --g->now;
+    Response res;
+    res.status = status->load();
+    res.body = "{}";
+    co_return res;
+}
+
+/// Sends `n` requests at once and returns how many got `status`.
+int send_round(Loop& loop, Client& client, const std::string& url, int n, unsigned status) {
+    std::vector<std::future<ClientResult>> results;
+    for (int i = 0; i < n; ++i) results.push_back(asio::co_spawn(loop.ioc, client.send(get(url)), asio::use_future));
+    int matched = 0;
+    for (auto& f : results) {
+        auto res = f.get();
+        if (res.response && res.response->status == status) ++matched;
+    }
+    return matched;
+}
+
+TEST_CASE("client: a host answering 429 or 503 gets fewer requests at once, and more again once it recovers",
+          "[http]") {
+    Loop loop(2);
+    auto gauge = std::make_shared<Gauge>();
+    auto status = std::make_shared<std::atomic<unsigned>>(500);
+    TestServer srv(loop, [gauge, status](Request r) { return answer_with(gauge, status, std::move(r)); });
+    Client client(loop.ioc.get_executor(), ClientOptions{.max_connections_per_host = 8});
+    const std::string url = srv.url("/api/orders");
+    CHECK(client.in_flight_limit(url) == 8);
+    CHECK(client.in_flight_limit("not a url") == 0);
+
+    // A 500 is the POS's own failure, not a request to slow down.
+    CHECK(send_round(loop, client, url, 8, 500) == 8);
+    CHECK(client.in_flight_limit(url) == 8);
+    CHECK(gauge->peak.load() == 8);
+
+    // Eight 503 answers to requests sent together halve the limit once, not eight times.
+    status->store(503);
+    CHECK(send_round(loop, client, url, 8, 503) == 8);
+    CHECK(client.in_flight_limit(url) == 4);
+    status->store(429);
+    CHECK(send_round(loop, client, url, 4, 429) == 4);
+    CHECK(client.in_flight_limit(url) == 2);
+    CHECK(send_round(loop, client, url, 2, 429) == 2);
+    CHECK(client.in_flight_limit(url) == 1);
+    gauge->peak = 0;
+    CHECK(send_round(loop, client, url, 6, 429) == 6);  // never below one
+    CHECK(client.in_flight_limit(url) == 1);
+    CHECK(gauge->peak.load() == 1);
+    // Another host is not affected.
+    CHECK(client.in_flight_limit("http://127.0.0.2:1/api/orders") == 8);
+
+    // Answers again: one more slot per round of answers, back up to the ceiling and no further.
+    status->store(201);
+    gauge->peak = 0;
+    CHECK(send_round(loop, client, url, 10, 201) == 10);
+    const auto after_ten = client.in_flight_limit(url);
+    CHECK(after_ten > 1);
+    CHECK(after_ten < 8);
+    CHECK(gauge->peak.load() < 8);
+    CHECK(send_round(loop, client, url, 60, 201) == 60);
+    CHECK(client.in_flight_limit(url) == 8);
+    CHECK(gauge->peak.load() <= 8);
+    CHECK(srv.server.accepted() <= 8);
+}
+
 TEST_CASE("client: a request cancelled while waiting for a slot gives its place up", "[http]") {
     Loop loop(2);
     auto gate = std::make_shared<Gate>();
