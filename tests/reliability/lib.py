@@ -174,6 +174,11 @@ class Setup:
                     ready_url=f"http://127.0.0.1:{port}/healthz", logdir=self.logdir)
 
     def start_hub(self, port, *args, name="orderhub", ready=True):
+        """`orderhub serve` on `port`. The load generator is one partner that can exceed the default rate limit
+        (1,000 requests/s) on a fast machine, and a 429 would then be taken for the fault under test: a hub gets a
+        rate limit out of reach unless the scenario sets its own (s6 tests the limit itself)."""
+        if "--rate-limit-per-second" not in args:
+            args = (*args, "--rate-limit-per-second", "1000000", "--rate-limit-burst", "1000000")
         return Proc(name, [HUB, "serve", "--listen", f"127.0.0.1:{port}", *args], env=self.henv,
                     ready_url=f"http://127.0.0.1:{port}/readyz" if ready else None, logdir=self.logdir)
 
