@@ -1,0 +1,75 @@
+// The dashboard's event feed against a real database: with no board open it only keeps its cursor current; a
+// board that opens gets what follows its opening, each event whole, and nothing older.
+#include <boost/json/parse.hpp>
+#include <chrono>
+#include <thread>
+
+#include "hub/dashboard/feed.hpp"
+#include "tests/pg/hub_support.hpp"
+
+using namespace tests::hubdb;
+
+namespace {
+
+/// Runs `ioc` on a thread of its own until the object goes away.
+struct Runner {
+    asio::io_context& ioc;
+    asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
+    std::thread thread{[this] { ioc.run(); }};
+    ~Runner() {
+        work.reset();
+        ioc.stop();
+        thread.join();
+    }
+};
+
+/// Waits up to 10 s for `n` events on `sub`, collecting them into `got`.
+void take_until(hub::dashboard::Subscription& sub, std::vector<hub::dashboard::Event>& got, std::size_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (got.size() < n && std::chrono::steady_clock::now() < deadline) {
+        bool overflowed = false;
+        for (auto& e : sub.take(overflowed)) got.push_back(std::move(e));
+        REQUIRE_FALSE(overflowed);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+long long max_event_id(HubDb& h) { return h.count("SELECT coalesce(max(id), 0) FROM hub.dashboard_events"); }
+
+}  // namespace
+
+TEST_CASE("feed: events from before a board opened are not sent to it; later ones are, whole", "[feed]") {
+    HubDb h;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
+    hub::dashboard::EventFeed feed(ioc, pool, std::chrono::milliseconds(20));
+    Runner runner{ioc};
+    feed.start();
+
+    // Traffic while nobody listens: the feed reads only ids, and must still move its cursor past them.
+    store_all(h.db.url(), {{"p1", order_json("F-1")}, {"p1", order_json("F-2")}});
+    const auto before = max_event_id(h);
+    REQUIRE(before >= 2);
+    // Several polls pass (each one reads the ids above its cursor); the events' ids are then behind the cursor.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+    auto sub = feed.subscribe({"B1"}, nullptr);
+    auto outcomes = store_all(h.db.url(), {{"p1", order_json("F-3")}});
+    std::vector<hub::dashboard::Event> got;
+    take_until(*sub, got, 1);
+    // Give a late duplicate or an old event the chance to show up before checking there is none.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    bool overflowed = false;
+    for (auto& e : sub->take(overflowed)) got.push_back(std::move(e));
+
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].id > before);
+    CHECK(got[0].branch_id == "B1");
+    auto data = boost::json::parse(got[0].data).as_object();
+    CHECK(data.at("id").as_int64() == got[0].id);
+    CHECK(data.at("kind").as_string() == "status");
+    CHECK(data.at("order").as_object().at("id").as_string() == outcomes[0].order_id);
+    CHECK(data.at("order").as_object().at("external_id").as_string() == "F-3");
+    feed.unsubscribe(sub);
+    feed.stop();
+}
