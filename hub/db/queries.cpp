@@ -86,8 +86,8 @@ RETURNING id)";
 constexpr const char* kInsertOrdersSql = R"(
 WITH x AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
-        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, hd text, b text, st int, oc text,
-             ec text, ro text)
+        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, hd text, bo int, bl int, st int,
+             oc text, ec text, ro text)
 ),
 c AS MATERIALIZED (
     SELECT x.i, x.id, x.p, x.h, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
@@ -171,7 +171,7 @@ inbox AS (
                            outcome, error_code, replay_of)
     OVERRIDING SYSTEM VALUE
     SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), ids.order_id, x.hd::jsonb,
-           decode(x.b, 'base64'),
+           substring($2::bytea FROM x.bo + 1 FOR x.bl),
            CASE ids.kind WHEN 'record' THEN x.st WHEN 'conflict' THEN 409 WHEN 'unknown_branch' THEN 422 ELSE 200 END,
            CASE ids.kind WHEN 'record' THEN x.oc WHEN 'created' THEN 'stored' WHEN 'unknown_branch' THEN 'rejected'
                          ELSE ids.kind END,

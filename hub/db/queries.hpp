@@ -30,13 +30,14 @@ inline constexpr const char* kInsertOrder = "insert_order";
 /// Group commit in one statement (so one round trip and, in autocommit, one transaction): stores the order_created
 /// requests of a batch with their inbox rows, and inbox rows of requests refused before storage. $1 a JSON array
 /// of entries {"i": position, "id": new hub order id, "p": partner id, "h": payload hash, "d": order document or
-/// absent for an inbox row alone, "rq" request id, "ev" event, "ex" external id, "hd" headers object, "b" body
-/// (base64), "st" http status, "oc" outcome, "ec" error code, "ro" replay_of} (the last three for an inbox row
-/// alone). Within the batch the first entry of a (partner, payload.id) is the one stored; the others, and
-/// entries whose payload.id was stored before, are compared by payload hash. Returns one row per entry: i,
-/// kind (created, duplicate, conflict, unknown_branch, record or pending), hub order id (created and
-/// duplicate), inbox id. `pending` entries got no inbox row: their payload.id was stored by a transaction that
-/// committed after this statement began (or the partner is unknown); the caller stores them one by one.
+/// absent for an inbox row alone, "rq" request id, "ev" event, "ex" external id, "hd" headers object, "bo" and
+/// "bl" the offset and length of its raw body in $2, "st" http status, "oc" outcome, "ec" error code, "ro"
+/// replay_of} (the last three for an inbox row alone); $2 (bytea) the raw bodies one after another. Within the batch
+/// the first entry of a (partner, payload.id) is the one stored; the others, and entries whose payload.id was stored
+/// before, are compared by payload hash. Returns one row per entry: i, kind (created, duplicate, conflict,
+/// unknown_branch, record or pending), hub order id (created and duplicate), inbox id. `pending` entries got no inbox
+/// row: their payload.id was stored by a transaction that committed after this statement began (or the partner is
+/// unknown); the caller stores them one by one.
 inline constexpr const char* kInsertOrders = "insert_orders";
 
 /// $1 partner id, $2 external id -> id, payload_hash

@@ -179,6 +179,29 @@ TEST_CASE("batch: an inbox row alone keeps its exact bytes; headers are a JSON o
     CHECK(inbox_field(h, a[1].out->inbox_id, "convert_from(body, 'UTF8')") == order_json("A-1"));
 }
 
+TEST_CASE("batch: every inbox row of one statement holds its own request's bytes", "[batch]") {
+    HubDb h;
+    // The raw bodies travel one after another in one parameter: orders and refused requests of different
+    // lengths, an empty body and bytes that are not UTF-8, interleaved, each must come back whole and in place.
+    std::vector<Req> reqs{{"p1", order_json("OFF-1")},
+                          {"p1", std::string("\x00\xff", 2), true},
+                          {"p2", order_json("OFF-2", "B1", "A much longer customer name than the others")},
+                          {"p1", "", true},
+                          {"p1", order_json("OFF-1")},
+                          {"p2", std::string(3000, '{'), true},
+                          {"p1", order_json("OFF-3", "B1", "\u00e9")}};
+    auto a = one_batch(h.db.url(), reqs);
+    REQUIRE(a.size() == reqs.size());
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+        INFO("request " << i);
+        REQUIRE(a[i].error.empty());
+        CHECK(inbox_field(h, a[i].out->inbox_id, "encode(body, 'hex')") == common::crypto::hex_encode(reqs[i].body));
+        CHECK(inbox_field(h, a[i].out->inbox_id, "partner_id") == reqs[i].partner);
+    }
+    CHECK(a[4].out->kind == Kind::duplicate);
+    CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);  // one statement stored them all
+}
+
 TEST_CASE("batch: a job that fails fails alone; the others of its batch are stored", "[batch]") {
     HubDb h;
     // A partner that does not exist, and headers that are not JSON (which fails the whole statement first, then
