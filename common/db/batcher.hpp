@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -28,7 +29,14 @@ namespace common::db {
 /// of a single transaction. Under load (recent batches held several jobs) a worker that finds fewer than half
 /// the recent typical size waiting lingers up to `max_linger` for more: otherwise the first request that
 /// follows a batch's answers takes a statement and a commit of its own while the rest of the wave queues
-/// behind it. Thread-safe.
+/// behind it.
+///
+/// A batch takes at most its fair share of the jobs in the system, queued and running, over `max_concurrent`
+/// batches; what it leaves goes to a free batch slot at once, or to the next batch. Without that, batches
+/// bunch like buses: a large batch answers its submitters together, they come back together and board the
+/// next batch as one, while the other batch runs nearly empty; and since a batch's time grows with its size,
+/// the largest batches made the tail (at 64 connections, sizes from a few to all 64, and the slowest batches
+/// two to three times the median). Thread-safe.
 template <class Job, class Result>
 class Batcher {
 public:
@@ -96,6 +104,7 @@ private:
         // One batch per pool job, so a broken connection is replaced by the pool before the next batch.
         static void run_one(const std::shared_ptr<State>& s, pqxx::connection* c, std::exception_ptr setup) {
             std::vector<Entry> batch;
+            bool spawn = false;  // jobs are left and a batch slot is free: start another batch now
             {
                 std::unique_lock lock(s->mutex);
                 // Half the recent typical batch: 0 or 1 under light load, so a lone job never waits.
@@ -106,7 +115,10 @@ private:
                     s->arrived.wait_for(lock, s->max_linger, [&] { return s->queue.size() >= wanted; });
                     if (--s->lingering == 0) s->wanted = 0;
                 }
-                while (!s->queue.empty() && batch.size() < s->max_batch) {
+                const std::size_t share = (s->queue.size() + s->running + s->max_concurrent - 1) / s->max_concurrent;
+                const std::size_t take = std::min({s->queue.size(), s->max_batch, std::max<std::size_t>(share, 1)});
+                batch.reserve(take);
+                while (batch.size() < take) {
                     batch.push_back(std::move(s->queue.front()));
                     s->queue.pop_front();
                 }
@@ -114,8 +126,14 @@ private:
                     --s->active;
                     return;
                 }
+                s->running += batch.size();
                 s->typical = s->typical * 0.75 + static_cast<double>(batch.size()) * 0.25;
+                if (!s->queue.empty() && s->active < s->max_concurrent) {
+                    ++s->active;
+                    spawn = true;
+                }
             }
+            if (spawn) schedule(s);
             std::vector<Job> jobs;
             jobs.reserve(batch.size());
             for (auto& e : batch) jobs.push_back(std::move(e.job));
@@ -127,6 +145,11 @@ private:
                 } catch (...) {
                     std::fill(errors.begin(), errors.end(), std::current_exception());
                 }
+            }
+            {
+                // Before the answers: a submitter may queue its next job at once, and must not count twice.
+                std::lock_guard lock(s->mutex);
+                s->running -= batch.size();
             }
             for (std::size_t i = 0; i < batch.size(); ++i) batch[i].complete(errors[i], std::move(results[i]));
             bool more = false;
@@ -148,7 +171,8 @@ private:
         std::mutex mutex;
         std::condition_variable arrived;  // a lingering worker's wanted size was reached
         std::deque<Entry> queue;
-        std::size_t active = 0;
+        std::size_t active = 0;     // batches started (a pool job queued or running), at most max_concurrent
+        std::size_t running = 0;    // jobs in batches that have been taken from the queue and not yet answered
         std::size_t lingering = 0;  // workers waiting for company
         std::size_t wanted = 0;     // the queue size they wait for (the largest, when several wait)
         double typical = 1;         // moving average of recent batch sizes

@@ -1,0 +1,61 @@
+// Group commit's batching policy (common::db::Batcher) on real pool workers: jobs queued together are shared
+// fairly between the batches that may run at once, and every job is answered by its own batch's result.
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+
+#include "common/db/batcher.hpp"
+#include "common/db/pool.hpp"
+#include "tests/pg/support.hpp"
+
+namespace asio = boost::asio;
+
+TEST_CASE("batcher: jobs waiting together are shared between the batches that run at once", "[batcher]") {
+    tests::TempDatabase db;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 2, .on_connect = {}});
+    std::mutex mutex;
+    std::condition_variable both_in;
+    int inside = 0;
+    std::vector<std::size_t> sizes;
+    common::db::Batcher<int, int> batcher(
+        pool,
+        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
+            pqxx::nontransaction(c).exec("SELECT 1");  // a real round trip on the worker's connection
+            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] * 10;
+            std::unique_lock lock(mutex);
+            sizes.push_back(jobs.size());
+            // Two batches run side by side, as under load; one that waits alone gives up after 3 s.
+            ++inside;
+            both_in.notify_all();
+            both_in.wait_for(lock, std::chrono::seconds(3), [&] { return inside >= 2; });
+        },
+        256, 2);
+
+    // Both workers are held while ten jobs queue up, as when a wave of requests arrives during two batches.
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    for (int i = 0; i < 2; ++i) pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
+    constexpr int kJobs = 10;
+    std::vector<int> answers(kJobs, -1);
+    for (int i = 0; i < kJobs; ++i) {
+        asio::co_spawn(
+            ioc,
+            [](common::db::Batcher<int, int>& b, int job, int& out) -> asio::awaitable<void> {
+                out = co_await b.submit(job);
+            }(batcher, i, answers[i]),
+            asio::detached);
+    }
+    ioc.poll();  // every coroutine has submitted its job
+    release.set_value();
+    ioc.run();
+
+    for (int i = 0; i < kJobs; ++i) CHECK(answers[i] == i * 10);
+    // Not one batch of ten beside an empty one: each of the two batches that run at once takes its half.
+    std::sort(sizes.begin(), sizes.end());
+    CHECK(sizes == std::vector<std::size_t>{5, 5});
+}
