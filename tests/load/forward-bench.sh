@@ -7,8 +7,9 @@
 #      databases: hub.orders.created_at (the order's transaction) against pos.orders.created_at (the POS stored
 #      it, just before answering) and against the delivered attempt's attempted_at (written when the hub recorded
 #      the answer: an upper bound).
-# Everything runs on loopback against a throwaway PostgreSQL 15 cluster (deploy/pg-local.sh, fsync on) that is
-# destroyed at the end, also on failure or Ctrl-C. The table is printed and written to
+# Everything runs on loopback against a throwaway PostgreSQL 15 cluster (deploy/pg-local.sh, fsync on; WAL sizes
+# and recycled segments as tests/load/warm-wal.sh sets them) that is destroyed at the end, also on failure or
+# Ctrl-C. The table is printed and written to
 # tests/load/results/forward-<date>-<host>.md.
 #
 # Environment: BENCH_DRAIN_ORDERS (default 20000), BENCH_RATE (default 500) orders/s for BENCH_SECONDS (default
@@ -67,6 +68,8 @@ fi
 pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
 hub_url=$("$root/deploy/pg-local.sh" url "$work/pg" orderhub)
 pos_url=$("$root/deploy/pg-local.sh" url "$work/pg" orderpos)
+log "recycled WAL segments, as on a server that has been running (tests/load/warm-wal.sh)"
+"$root/tests/load/warm-wal.sh" "$("$root/deploy/pg-local.sh" url "$work/pg" postgres)"
 
 export ORDERHUB_SECRET_KEY=${ORDERHUB_SECRET_KEY:-$(openssl rand -hex 32)}
 export ORDERHUB_LOG_FORMAT=json ORDERHUB_DATABASE_URL=$hub_url ORDERPOS_DATABASE_URL=$pos_url
@@ -239,7 +242,7 @@ mkdir -p "$load/results"
   echo "# Forwarding benchmark, $day, $host"
   echo
   echo "$(date -u +%FT%TZ); $(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg);"
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); PostgreSQL 15 as shipped (fsync on); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 128, --forward-per-host 64) and orderpos with default flags; the whole benchmark took ${elapsed} s."
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); PostgreSQL 15 (fsync on, min_wal_size 2GB, max_wal_size 4GB, WAL segments recycled); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 128, --forward-per-host 64) and orderpos with default flags; the whole benchmark took ${elapsed} s."
   echo
   echo "| run | result | hub/forwarder CPU s | orderpos CPU s | PG CPU s | notes |"
   echo "|---|---:|---:|---:|---:|---|"

@@ -9,7 +9,9 @@
 #      and of the load generator; peak RSS of the hub and of PostgreSQL; a reconciliation of the stored rows
 #      against the 200 answers; the ratios hub/pgbench.
 # Everything runs on loopback against a throwaway PostgreSQL 15 cluster (deploy/pg-local.sh, fsync and
-# synchronous_commit as shipped: on) that is destroyed at the end, also on failure or Ctrl-C.
+# synchronous_commit as shipped: on) that is destroyed at the end, also on failure or Ctrl-C. Its WAL sizes are
+# those recommended for a hub, and its WAL segments are written once before the runs (tests/load/warm-wal.sh),
+# so that pgbench and the hub alike meet recycled segments, as on a server that has been running.
 # The table is printed and written to tests/load/results/ingest-<date>-<host>.md.
 #
 # Environment: BENCH_SECONDS (default 20) seconds per 16/64/256-connection and 64-client run;
@@ -58,9 +60,11 @@ log "starting a throwaway PostgreSQL cluster in $work/pg"
 pg_port=$(cat "$work/pg/port")
 pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
 url_of() { "$root/deploy/pg-local.sh" url "$work/pg" "$1"; }
+log "recycled WAL segments, as on a server that has been running (tests/load/warm-wal.sh)"
+"$load/warm-wal.sh" "$(url_of postgres)"
 sql() { "$pgbin/psql" -X -q -tA -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 pg_settings=$(sql "$(url_of postgres)" "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings
-  WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_wal_size', 'wal_sync_method')")
+  WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'min_wal_size', 'max_wal_size', 'wal_sync_method')")
 
 export ORDERHUB_SECRET_KEY=${ORDERHUB_SECRET_KEY:-$(openssl rand -hex 32)}
 export ORDERHUB_LOG_FORMAT=json
@@ -252,7 +256,7 @@ mkdir -p "$load/results"
   echo
   echo "$(date -u +%FT%TZ); $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)); load average before: $(cut -d' ' -f1-3 /proc/loadavg);"
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2);"
-  echo "PostgreSQL 15 as shipped: $pg_settings. orderhub serve ${hub_flags[*]} ${BENCH_HUB_ARGS:-}, $hub_threads threads."
+  echo "PostgreSQL 15 (fsync and synchronous_commit as shipped; WAL sizes and recycled segments from tests/load/warm-wal.sh): $pg_settings. orderhub serve ${hub_flags[*]} ${BENCH_HUB_ARGS:-}, $hub_threads threads."
   echo "${secs} s per run (1-connection/1-client runs ${short} s); the whole benchmark took ${elapsed} s."
   echo
   echo "| run | orders/s | p50 ms | p99 ms | non-200 | hub CPU s | PG CPU s | load gen CPU s | notes |"
