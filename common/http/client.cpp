@@ -263,9 +263,9 @@ struct Waiter {
 struct HostPool {
     explicit HostPool(std::size_t ceiling) : limit(static_cast<double>(ceiling)) {}
     std::size_t in_flight = 0;
-    double limit;              // between 1 and the ceiling; whole slots count
-    std::uint64_t epoch = 0;   // one more per decrease: an overload seen by a request sent before it is not counted
-    bool reduced = false;      // below the ceiling since the last decrease (for the log line on recovery)
+    double limit;             // between 1 and the ceiling; whole slots count
+    std::uint64_t epoch = 0;  // one more per decrease: an overload seen by a request sent before it is not counted
+    bool reduced = false;     // below the ceiling since the last decrease (for the log line on recovery)
     std::deque<std::shared_ptr<Waiter>> waiters;
     std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
 };
@@ -328,8 +328,7 @@ struct ClientImpl : std::enable_shared_from_this<ClientImpl> {
     /// The answer of a request sent at `epoch`: an overloaded host (429, 503, a time-out) halves the requests it is
     /// allowed at once, once per round of requests; every other answer adds 1/limit, so a full round of answers
     /// adds one slot, up to the ceiling.
-    void feedback(HostPool& pool, std::uint64_t epoch, bool overloaded, const std::string& host,
-                  std::string_view why) {
+    void feedback(HostPool& pool, std::uint64_t epoch, bool overloaded, const std::string& host, std::string_view why) {
         std::vector<std::shared_ptr<Waiter>> granted;
         std::optional<std::size_t> reduced_to;
         bool recovered = false;

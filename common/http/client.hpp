@@ -27,8 +27,8 @@ struct ClientOptions {
     /// write or read time-out) gets half as many at once, once per round of requests, down to one; each other
     /// answer adds 1/limit, so a round of answers adds one, back up to this ceiling.
     std::size_t max_connections_per_host = 8;
-    std::size_t max_response_body = 1024 * 1024;        ///< larger bodies fail with too_large
-    std::chrono::milliseconds idle_keepalive{30000};    ///< idle pooled connections are closed after this
+    std::size_t max_response_body = 1024 * 1024;      ///< larger bodies fail with too_large
+    std::chrono::milliseconds idle_keepalive{30000};  ///< idle pooled connections are closed after this
 };
 
 /// One outbound request.
