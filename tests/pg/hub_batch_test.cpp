@@ -163,7 +163,7 @@ TEST_CASE("batch: an order another transaction commits while the statement waits
     CHECK(inbox_field(h, a[1].out->inbox_id, "outcome") == "conflict");
 }
 
-TEST_CASE("batch: an inbox row alone keeps its exact bytes; headers are a JSON object", "[batch]") {
+TEST_CASE("batch: an inbox row alone keeps its exact bytes, headers are a JSON object", "[batch]") {
     HubDb h;
     const std::string raw("\xff\xfe{\"event\": \x00 \"\\u0000\"\n", 22);
     auto a = one_batch(h.db.url(), {{"p1", raw, true, R"({"user-agent":"bench/1.0","x-request-id":"r-1"})"},
@@ -202,7 +202,7 @@ TEST_CASE("batch: every inbox row of one statement holds its own request's bytes
     CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);  // one statement stored them all
 }
 
-TEST_CASE("batch: a job that fails fails alone; the others of its batch are stored", "[batch]") {
+TEST_CASE("batch: a job that fails fails alone, the others of its batch are stored", "[batch]") {
     HubDb h;
     // A partner that does not exist, and headers that are not JSON (which fails the whole statement first, then
     // its own savepoint); the jobs before and after them are stored and answered as stored.

@@ -38,7 +38,7 @@ long long max_event_id(HubDb& h) { return h.count("SELECT coalesce(max(id), 0) F
 
 }  // namespace
 
-TEST_CASE("feed: events from before a board opened are not sent to it; later ones are, whole", "[feed]") {
+TEST_CASE("feed: events from before a board opened are not sent to it, later ones are, whole", "[feed]") {
     HubDb h;
     asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});

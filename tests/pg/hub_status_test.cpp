@@ -75,7 +75,7 @@ TEST_CASE("status: a branch_id that differs from the order's is refused", "[stat
     CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 1);
 }
 
-TEST_CASE("status: out-of-order updates are logged; the latest event time is current", "[status]") {
+TEST_CASE("status: out-of-order updates are logged, the latest event time is current", "[status]") {
     HubDb h;
     const std::string id = make_order(h);
     store_all(h.db.url(), {{"p1", update_json("A-1", "on_the_way", "2024-05-01 18:30:00")}});
@@ -111,7 +111,7 @@ TEST_CASE("status: cancelled before it was sent, the order is not sent", "[statu
     CHECK(h.count("SELECT count(*) FROM hub.forward_jobs WHERE state = 'cancelled'") == 1);
 }
 
-TEST_CASE("status: exact retries add nothing; 50 concurrent identical updates make one row", "[status]") {
+TEST_CASE("status: exact retries add nothing, 50 concurrent identical updates make one row", "[status]") {
     HubDb h;
     make_order(h);
     std::vector<std::pair<std::string, std::string>> reqs(
@@ -161,7 +161,7 @@ TEST_CASE("status log: append-only for the app role, the owner and a superuser",
                      "FROM hub.orders") == "ok");
 }
 
-TEST_CASE("auditor: reads the log, orders and items; cannot write nor read partners or the inbox", "[status][roles]") {
+TEST_CASE("auditor: reads the log, orders and items, cannot write nor read partners or the inbox", "[status][roles]") {
     HubDb h;
     make_order(h);
     const std::string user = "auditor_" + h.db.name();

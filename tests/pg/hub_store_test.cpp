@@ -57,7 +57,7 @@ TEST_CASE("store: a full order with items, options, first status row, forwarding
                   "NOT NULL") == 1);
 }
 
-TEST_CASE("store: an exact repeat answers the same id and adds no order; a different payload conflicts", "[store]") {
+TEST_CASE("store: an exact repeat answers the same id and adds no order, a different payload conflicts", "[store]") {
     HubDb h;
     auto first = store_all(h.db.url(), {{"p1", order_json("A-1")}});
     // The same order re-sent (a new event_time does not make it another order).

@@ -221,7 +221,7 @@ TEST_CASE("users: add, duplicate email in any case, unknown brand", "[pos]") {
     CHECK(count(*c, "SELECT count(*) FROM pos.users WHERE password_hash LIKE 'pbkdf2_sha256$1000$%'") == 1);
 }
 
-TEST_CASE("logins: a good login issues a token stored as its hash; tokens authenticate their brand", "[pos]") {
+TEST_CASE("logins: a good login issues a token stored as its hash, tokens authenticate their brand", "[pos]") {
     tests::TempDatabase db;
     auto c = connect(db);
     pos::store::load_menu(*c, menu_of(kMenu));
@@ -327,7 +327,7 @@ TEST_CASE("orders: a valid order is stored with its lines, modifiers, status and
           "products.0.modifiers.1.id: The selected products.0.modifiers.1.id is invalid.\n");
 }
 
-TEST_CASE("orders: another brand's token is forbidden; an unknown brand and every problem are one answer", "[pos]") {
+TEST_CASE("orders: another brand's token is forbidden, an unknown brand and every problem are one answer", "[pos]") {
     tests::TempDatabase db;
     auto c = connect(db);
     pos::store::load_menu(*c, menu_of(kMenu));
@@ -528,7 +528,7 @@ TEST_CASE("orders in one batch: each answered and stored as if it came alone", "
     CHECK(count(*c, "SELECT count(*) FROM pos.orders") == 3);
 }
 
-TEST_CASE("orders in one batch: a body PostgreSQL refuses fails alone; the others are stored", "[pos]") {
+TEST_CASE("orders in one batch: a body PostgreSQL refuses fails alone, the others are stored", "[pos]") {
     tests::TempDatabase db;
     auto c = connect(db);
     pos::store::load_menu(*c, menu_of(kMenu));

@@ -275,7 +275,7 @@ TEST_CASE("verify_password refuses tampered and malformed hashes", "[crypto]") {
     }
 }
 
-TEST_CASE("the default password hash uses 600000 iterations; dummy_verify never accepts", "[crypto][slow]") {
+TEST_CASE("the default password hash uses 600000 iterations, dummy_verify never accepts", "[crypto][slow]") {
     // That dummy_verify costs as much as a real verify is a timing property: measured in tests/load, not here.
     const std::string encoded = crypto::hash_password("correct horse battery staple");
     CHECK(encoded.rfind("pbkdf2_sha256$600000$", 0) == 0);

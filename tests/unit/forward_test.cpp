@@ -63,7 +63,7 @@ TEST_CASE("mapping: every field of the POS order", "[forward]") {
     CHECK(text.find("\"total\":1.998") != std::string::npos);   // sauce: 0.333 x 3 x 2
 }
 
-TEST_CASE("mapping: auto-accept branches send ACCEPTED; no customer, no customer object", "[forward]") {
+TEST_CASE("mapping: auto-accept branches send ACCEPTED, no customer, no customer object", "[forward]") {
     auto s = source();
     s.auto_accept = true;
     s.customer_name.reset();
@@ -104,7 +104,7 @@ TEST_CASE("policy: the answer table", "[forward]") {
     CHECK(classify_failure(true, "bad url").verdict == Verdict::rejected);
 }
 
-TEST_CASE("policy: Retry-After in seconds is honoured; dates and garbage are ignored", "[forward]") {
+TEST_CASE("policy: Retry-After in seconds is honoured, dates and garbage are ignored", "[forward]") {
     CHECK(classify_response(429, "", std::string_view("30")).retry_after == 30s);
     CHECK(classify_response(503, "", std::string_view("99999")).retry_after == 3600s);
     CHECK_FALSE(classify_response(503, "", std::string_view("Wed, 21 Oct 2015 07:28:00 GMT")).retry_after);

@@ -12,7 +12,7 @@ bool has(const std::string& text, const std::string& line) { return text.find(li
 
 }  // namespace
 
-TEST_CASE("hub metrics: webhook answers by event, outcome and status; other routes by route", "[metrics]") {
+TEST_CASE("hub metrics: webhook answers by event, outcome and status, other routes by route", "[metrics]") {
     HubMetrics m;
     common::http::Annotations created;
     created.event = "order_created";

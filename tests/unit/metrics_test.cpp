@@ -44,7 +44,7 @@ TEST_CASE("metrics: histogram buckets are cumulative, le inclusive, +Inf equals 
           "x_seconds_count{event=\"order_created\"} 4\n");
 }
 
-TEST_CASE("metrics: label values and help are escaped; special values spelled as Prometheus reads them", "[metrics]") {
+TEST_CASE("metrics: label values and help are escaped, special values spelled as Prometheus reads them", "[metrics]") {
     CHECK(escape_label_value("a\"b\\c\nd") == "a\\\"b\\\\c\\nd");
     CHECK(format_value(0) == "0");
     CHECK(format_value(0.25) == "0.25");
@@ -57,7 +57,7 @@ TEST_CASE("metrics: label values and help are escaped; special values spelled as
     CHECK(w.text() == "# HELP x line one\\nback\\\\slash\n# TYPE x gauge\nx{p=\"q\\\"r\"} 2\n");
 }
 
-TEST_CASE("metrics: collectors write at scrape time; families cannot be registered twice", "[metrics]") {
+TEST_CASE("metrics: collectors write at scrape time, families cannot be registered twice", "[metrics]") {
     Registry r;
     int depth = 7;
     r.collector("x_depth", "Depth.", Type::gauge, [&](Writer& w) { w.sample("x_depth", {{"state", "dead"}}, depth); });

@@ -53,7 +53,7 @@ TEST_CASE("order document: money with three decimals, times with their offset fl
     CHECK(d.at("items").at(0).at("quantity") == 2);
 }
 
-TEST_CASE("payload hash: the same order hashes the same; any change of the order changes it", "[ingest]") {
+TEST_CASE("payload hash: the same order hashes the same, any change of the order changes it", "[ingest]") {
     const std::string h = hash_of(base());
     CHECK(h.size() == 64);
     // Not part of the order: event_time, key order, unknown extra fields, 5 versus 5.0.
@@ -90,7 +90,7 @@ TEST_CASE("payload hash: the same order hashes the same; any change of the order
     }
 }
 
-TEST_CASE("webhook keys: 256 random bits, URL-safe; stored as SHA-256 hex", "[ingest]") {
+TEST_CASE("webhook keys: 256 random bits, URL-safe, stored as SHA-256 hex", "[ingest]") {
     const std::string k = new_webhook_key();
     CHECK(k.size() == 43);
     CHECK(k.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos);

@@ -143,7 +143,7 @@ TEST_CASE("signature: missing and malformed headers", "[signature]") {
           SignatureVerdict::malformed);
 }
 
-TEST_CASE("signature: rotation verifies under any valid secret; none is no_secret", "[signature]") {
+TEST_CASE("signature: rotation verifies under any valid secret, none is no_secret", "[signature]") {
     const auto old_key = vector_key();
     const auto new_key = *signing_key_from_secret(hub::ingest::new_signing_secret());
     const std::string by_new = sign_webhook(new_key, kVectorId, kVectorTimestamp, kVectorBody);
