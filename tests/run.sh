@@ -12,7 +12,10 @@ cd "$(dirname "$0")/.."
 (cd tests/interop && npm ci --no-audit --no-fund --silent)
 (cd tests/browser && npm ci --no-audit --no-fund --silent)  # playwright-core for the dashboard's browser test
 jobs=${ORDERHUB_BUILD_JOBS:-2}
+# Each stage names the minutes since the start: CI has 30 minutes for all of it.
+stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
 
+stage "Release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
 cmake --build build -j"$jobs"
 
@@ -25,13 +28,14 @@ export ORDERHUB_TEST_PG_DIR=$pgdir
 
 status=0
 if [ $# -eq 0 ]; then
+  stage "Debug build with AddressSanitizer and UBSan"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORDERHUB_SANITIZE=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
   cmake --build build-asan -j"$jobs" --target unit_tests pg_tests webhook_verdicts
-  echo "== unit and pg tests under AddressSanitizer and UBSan"
+  stage "unit and pg tests under AddressSanitizer and UBSan"
   (cd build-asan && ctest -L 'unit|pg' --output-on-failure) || status=1
-  echo "== fuzzing: each libFuzzer target for 60 s (a longer run: tests/fuzz/run.sh 3600)"
+  stage "fuzzing: each libFuzzer target for 60 s (a longer run: tests/fuzz/run.sh 3600)"
   ./tests/fuzz/run.sh 60 || status=1
-  echo "== every test, Release build"
+  stage "every test, Release build"
 fi
 (cd build && ctest --output-on-failure "$@") || status=1
 exit $status

@@ -15,8 +15,8 @@
 # Environment: BENCH_DRAIN_ORDERS (default 20000), BENCH_RATE (default 500) orders/s for BENCH_SECONDS (default
 # 20) s; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
 # BENCH_PRE_DRAIN_SQL is run in the hub's database before the drain (for experiments: drop a trigger to see its cost);
-# BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the drain's time, statement by
-# statement (the profile to read when the forwarder falls short).
+# BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain and of the
+# steady run, statement by statement (the profile to read when the forwarder falls short).
 # ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -166,13 +166,16 @@ fwd_rss=$(python3 "$load/procstat.py" mem "$fwd_pid")
 pg1=$(cpu "$pg_pid")
 pos1=$(cpu "$pos_pid")
 stop_service "$fwd_pid"
-if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
-  log "where PostgreSQL spent the drain (pg_stat_statements, top 15 by total time):"
+pg_stats() {  # STAGE: where PostgreSQL spent its time since the last reset, then a reset
+  [ "${BENCH_PG_STATS:-0}" = 1 ] || return 0
+  log "where PostgreSQL spent the $1 (pg_stat_statements, top 15 by total time):"
   sql "$stats_url" "SELECT round(total_exec_time)::text || ' ms | ' || calls || ' calls | ' ||
       round((total_exec_time / greatest(calls, 1))::numeric, 3) || ' ms/call | ' ||
       left(regexp_replace(query, '\s+', ' ', 'g'), 110)
     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15" >&2
-fi
+  sql "$stats_url" "SELECT pg_stat_statements_reset()" >/dev/null
+}
+pg_stats drain
 [ "$delivered" -ge "$drain_orders" ] || { echo "only $delivered of $drain_orders delivered in 300 s" >&2; exit 1; }
 read -r window attempts not_delivered < <(sql "$hub_url" "SELECT
     extract(epoch FROM max(attempted_at) - min(attempted_at)), count(*), count(*) FILTER (WHERE outcome <> 'delivered')
@@ -205,6 +208,7 @@ pos1s=$(cpu "$pos_pid")
 hub_rss=$(python3 "$load/procstat.py" mem "$hub_pid")
 stop_service "$hub_pid"
 [ "$left" = 0 ] || { echo "$left steady orders were not delivered in 60 s" >&2; exit 1; }
+pg_stats "steady run"
 sql "$hub_url" "COPY (SELECT o.external_id, extract(epoch FROM o.created_at), extract(epoch FROM a.attempted_at)
   FROM hub.orders o JOIN hub.pos_delivery_attempts a ON a.order_id = o.id AND a.outcome = 'delivered'
   WHERE o.external_id LIKE 'STEADY-%') TO STDOUT" >"$work/hub-times.tsv"
