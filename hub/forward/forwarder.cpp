@@ -14,6 +14,7 @@
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "common/text/excerpt.hpp"
 #include "hub/forward/policy.hpp"
 #include "hub/forward/secrets.hpp"
 #include "hub/metrics/hub_metrics.hpp"
@@ -33,8 +34,6 @@ double jitter() {
     thread_local std::mt19937 rng{std::random_device{}()};
     return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
 }
-
-std::string excerpt(std::string_view body) { return std::string(body.substr(0, 500)); }
 
 /// Calls back on every notification of the forwarding channel.
 class Receiver : public pqxx::notification_receiver {
@@ -185,7 +184,7 @@ asio::awaitable<Classified> Forwarder::send_order(const PosConnection& c, const 
     Classified cl;
     if (res.response) {
         a.http_status = res.response->status;
-        a.response_excerpt = excerpt(res.response->body);
+        a.response_excerpt = common::text::excerpt(res.response->body, 500);
         cl = classify_response(res.response->status, res.response->body, res.response->header("Retry-After"));
     } else {
         cl = classify_failure(res.failure == common::http::ClientFailure::bad_url,

@@ -6,15 +6,13 @@
 #include <charconv>
 #include <cmath>
 
+#include "common/text/excerpt.hpp"
+
 namespace hub::forward {
 namespace {
 
-std::string excerpt(std::string_view body) {
-    std::string s(body.substr(0, 300));
-    for (char& c : s)
-        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    return s;
-}
+/// A reason quotes the start of the POS's answer as text PostgreSQL and the logs accept, whatever its bytes.
+std::string excerpt(std::string_view body) { return common::text::excerpt(body, 300); }
 
 std::optional<std::chrono::seconds> parse_retry_after(std::optional<std::string_view> v) {
     if (!v) return std::nullopt;
@@ -37,7 +35,8 @@ Classified classify_response(unsigned status, std::string_view body, std::option
         const auto* id = o ? o->if_contains("order_id") : nullptr;
         if (success && success->is_bool() && success->get_bool() && id && (id->is_string() || id->is_int64())) {
             c.verdict = Verdict::delivered;
-            c.pos_order_id = id->is_string() ? std::string(id->get_string()) : std::to_string(id->get_int64());
+            c.pos_order_id =
+                id->is_string() ? common::text::printable(id->get_string()) : std::to_string(id->get_int64());
             return c;
         }
         c.verdict = Verdict::rejected;
