@@ -65,15 +65,11 @@ inline constexpr const char* kCancelPendingJob = "cancel_pending_job";
 
 // ---- Forwarding (hub/forward) ----
 
-/// Claims due jobs (pending and due, or in flight with an expired lease): $1 forwarder id, $2 lease seconds,
-/// $3 limit -> order_id, attempts (this attempt's number).
+/// Claims due jobs (pending and due, or in flight with an expired lease) and reads what their POS orders are made
+/// of, in one statement: $1 forwarder id, $2 lease seconds, $3 limit, $4 POS environment -> per job its order id,
+/// this attempt's number, the order, branch, partner and POS connection columns, and its lines as JSON (see
+/// hub/forward/outbox.cpp).
 inline constexpr const char* kClaimJobs = "claim_jobs";
-
-/// What the POS orders of claimed jobs are made from: $1 order ids (text[]), $2 POS environment.
-inline constexpr const char* kJobSources = "job_sources";
-inline constexpr const char* kJobItems = "job_items";
-inline constexpr const char* kJobOptions = "job_options";
-inline constexpr const char* kJobMappings = "job_mappings";
 
 /// Ends a claim: $1 order id $2 forwarder $3 state $4 delay ms (pending) $5 POS order id $6 last error
 /// -> branch_id, partner_id; no row when the claim was lost (lease expired and taken over).

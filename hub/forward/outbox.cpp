@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <map>
 #include <pqxx/pqxx>
 #include <set>
 
@@ -14,14 +13,28 @@
 namespace hub::forward {
 namespace {
 
-/// A PostgreSQL text[] literal of order ids (UUIDs: no characters that need quoting).
-std::string id_array(const std::vector<std::string>& ids) {
-    std::string s = "{";
-    for (const auto& id : ids) s += (s.size() > 1 ? "," : "") + id;
-    return s + "}";
-}
-
 std::string text_or_empty(const pqxx::field& f) { return f.is_null() ? std::string() : f.as<std::string>(); }
+
+/// The lines of a claimed order as kClaimJobs writes them (hub/db/queries.cpp), with their mapped POS ids.
+void read_lines(std::string_view json, PosSource& s) {
+    const boost::json::value v = boost::json::parse(json);
+    for (const auto& line : v.as_array()) {
+        const auto& l = line.as_array();
+        ingest::OrderItem item{std::string(l.at(0).as_string()),
+                               l.at(1).to_number<std::int64_t>(),
+                               l.at(2).to_number<std::int64_t>(),
+                               l.at(3).is_null() ? std::string() : std::string(l.at(3).as_string()),
+                               {}};
+        if (!l.at(4).is_null()) s.item_map[item.id] = std::string(l.at(4).as_string());
+        for (const auto& option : l.at(5).as_array()) {
+            const auto& o = option.as_array();
+            item.options.push_back({std::string(o.at(0).as_string()), o.at(1).to_number<std::int64_t>(),
+                                    o.at(2).to_number<std::int64_t>()});
+            if (!o.at(3).is_null()) s.option_map[item.options.back().id] = std::string(o.at(3).as_string());
+        }
+        s.items.push_back(std::move(item));
+    }
+}
 
 }  // namespace
 
@@ -33,60 +46,36 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
     // few rows and prefers a bitmap scan that reads and sorts all of it: 9 ms per claim at 8,000 pending. Only
     // this transaction plans kClaimJobs, so the plan it caches is the index walk.
     tx.exec0("SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off");
-    auto claimed = tx.exec_prepared(db::kClaimJobs, forwarder, static_cast<int>(lease.count()), limit);
+    const auto rows = tx.exec_prepared(db::kClaimJobs, forwarder, static_cast<int>(lease.count()), limit, environment);
+    tx.commit();
     std::vector<ClaimedJob> jobs;
-    if (claimed.empty()) {
-        tx.commit();
-        return jobs;
-    }
-    std::map<std::string, std::size_t> index;
-    std::vector<std::string> ids;
-    for (const auto& r : claimed) {
+    jobs.reserve(rows.size());
+    for (const auto& r : rows) {
         ClaimedJob j;
         j.order_id = r[0].as<std::string>();
         j.attempt = r[1].as<int>();
-        index[j.order_id] = jobs.size();
-        ids.push_back(j.order_id);
+        auto& s = j.source;
+        s.pos_branch_id = r[2].as<std::string>();
+        s.brand_id = r[3].as<std::string>();
+        s.partner_label = r[4].as<std::string>();
+        s.external_id = r[5].as<std::string>();
+        s.note = r[6].as<std::string>();
+        s.subtotal = r[7].as<std::int64_t>();
+        s.tax = r[8].as<std::int64_t>();
+        s.total = r[9].as<std::int64_t>();
+        s.auto_accept = r[10].as<bool>();
+        if (!r[11].is_null()) s.customer_name = r[11].as<std::string>();
+        if (!r[12].is_null()) s.customer_phone = r[12].as<std::string>();
+        j.delivery_status = r[13].as<std::string>();
+        if (!r[14].is_null())
+            j.connection = PosConnection{s.brand_id,           r[19].as<std::string>(), r[14].as<std::string>(),
+                                         text_or_empty(r[15]), text_or_empty(r[16]),    text_or_empty(r[17]),
+                                         text_or_empty(r[18])};
+        j.stored_at = r[20].as<double>();
+        j.scheduled = r[21].as<bool>();
+        if (!r[22].is_null()) read_lines(std::string_view(r[22].c_str(), r[22].size()), s);
         jobs.push_back(std::move(j));
     }
-    const std::string arr = id_array(ids);
-    for (const auto& r : tx.exec_prepared(db::kJobSources, arr, environment)) {
-        auto& j = jobs[index.at(r[0].as<std::string>())];
-        auto& s = j.source;
-        s.pos_branch_id = r[1].as<std::string>();
-        s.brand_id = r[2].as<std::string>();
-        s.partner_label = r[3].as<std::string>();
-        s.external_id = r[4].as<std::string>();
-        s.note = r[5].as<std::string>();
-        s.subtotal = r[6].as<std::int64_t>();
-        s.tax = r[7].as<std::int64_t>();
-        s.total = r[8].as<std::int64_t>();
-        s.auto_accept = r[9].as<bool>();
-        if (!r[10].is_null()) s.customer_name = r[10].as<std::string>();
-        if (!r[11].is_null()) s.customer_phone = r[11].as<std::string>();
-        j.delivery_status = r[12].as<std::string>();
-        j.stored_at = r[19].as<double>();
-        j.scheduled = r[20].as<bool>();
-        if (!r[13].is_null())
-            j.connection = PosConnection{s.brand_id,           r[18].as<std::string>(), r[13].as<std::string>(),
-                                         text_or_empty(r[14]), text_or_empty(r[15]),    text_or_empty(r[16]),
-                                         text_or_empty(r[17])};
-    }
-    for (const auto& r : tx.exec_prepared(db::kJobItems, arr)) {
-        auto& items = jobs[index.at(r[0].as<std::string>())].source.items;
-        items.push_back(
-            {r[2].as<std::string>(), r[3].as<std::int64_t>(), r[4].as<std::int64_t>(), r[5].as<std::string>(), {}});
-    }
-    for (const auto& r : tx.exec_prepared(db::kJobOptions, arr)) {
-        auto& items = jobs[index.at(r[0].as<std::string>())].source.items;
-        items.at(r[1].as<std::size_t>())
-            .options.push_back({r[2].as<std::string>(), r[3].as<std::int64_t>(), r[4].as<std::int64_t>()});
-    }
-    for (const auto& r : tx.exec_prepared(db::kJobMappings, arr)) {
-        auto& s = jobs[index.at(r[0].as<std::string>())].source;
-        (r[1].as<std::string>() == "item" ? s.item_map : s.option_map)[r[2].as<std::string>()] = r[3].as<std::string>();
-    }
-    tx.commit();
     return jobs;
 }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
 
+#include "hub/forward/mapping.hpp"
 #include "hub/forward/outbox.hpp"
 #include "tests/pg/hub_support.hpp"
 
@@ -34,6 +35,100 @@ FinishRequest end(const std::string& order_id, const std::string& state, Attempt
 }
 
 }  // namespace
+
+TEST_CASE("outbox: a claim reads each order whole: lines in order, options, its partner's mappings, the POS",
+          "[outbox]") {
+    HubDb h;
+    {
+        pqxx::connection c(h.db.url());
+        pqxx::work tx(c);
+        tx.exec(
+            "INSERT INTO hub.pos_connections (brand_id, environment, base_url, token_sealed, email, password_sealed) "
+            "VALUES ('BR', 'production', 'http://127.0.0.1:9/', 'sealed-token', 'ops@example.test', 'sealed-pw')");
+        tx.exec(
+            "INSERT INTO hub.item_mappings (partner_id, kind, external_id, pos_id) VALUES "
+            "('p1', 'item', 'burger', 'P-BURGER'), ('p1', 'option', 'sauce', 'M-SAUCE'), "
+            "('p2', 'item', 'fries', 'P-FRIES-2'), ('p1', 'option', 'burger', 'not-an-item')");
+        tx.commit();
+    }
+    auto stored = store_all(h.db.url(), {{"p1", order_json("X")}, {"p2", order_json("Y", "B1", "Ali")}});
+    pqxx::connection c(h.db.url());
+    hub::db::prepare_all(c);
+
+    auto claimed = hub::forward::claim_jobs(c, "f1", 10, std::chrono::seconds(60), "production");
+    REQUIRE(claimed.size() == 2);
+    std::map<std::string, const hub::forward::ClaimedJob*> by_external;
+    for (const auto& j : claimed) by_external[j.source.external_id] = &j;
+    REQUIRE(by_external.size() == 2);
+    const auto& x = *by_external.at("X");
+    const auto& y = *by_external.at("Y");
+
+    CHECK(x.order_id == stored[0].order_id);
+    CHECK(x.attempt == 1);
+    CHECK(x.delivery_status == "received");
+    CHECK(x.scheduled);
+    CHECK(x.stored_at > 1.7e9);
+    const auto& s = x.source;
+    CHECK(s.pos_branch_id == "B1");
+    CHECK(s.brand_id == "BR");
+    CHECK(s.partner_label == "one");
+    CHECK(s.note == "ring");
+    CHECK(s.subtotal == 41'500);
+    CHECK(s.tax == 6'225);
+    CHECK(s.total == 42'725);
+    CHECK_FALSE(s.auto_accept);
+    CHECK(s.customer_name == std::optional<std::string>("Sara"));
+    CHECK(s.customer_phone == std::optional<std::string>("+966500000001"));
+    REQUIRE(s.items.size() == 2);
+    CHECK(s.items[0].id == "burger");
+    CHECK(s.items[0].quantity == 2);
+    CHECK(s.items[0].price == 18'250);
+    CHECK(s.items[0].note.empty());
+    REQUIRE(s.items[0].options.size() == 2);
+    CHECK(s.items[0].options[0].id == "cheese");
+    CHECK(s.items[0].options[0].price == 2'500);
+    CHECK(s.items[0].options[0].quantity == 1);
+    CHECK(s.items[0].options[1].id == "sauce");
+    CHECK(s.items[0].options[1].price == 500);
+    CHECK(s.items[0].options[1].quantity == 3);
+    CHECK(s.items[1].id == "fries");
+    CHECK(s.items[1].price == 5'000);
+    CHECK(s.items[1].options.empty());
+    // Only p1's mappings, each of its own kind: an option mapping never renames an item of the same id.
+    CHECK(s.item_map == std::map<std::string, std::string>{{"burger", "P-BURGER"}});
+    CHECK(s.option_map == std::map<std::string, std::string>{{"sauce", "M-SAUCE"}});
+    CHECK(y.source.item_map == std::map<std::string, std::string>{{"fries", "P-FRIES-2"}});
+    CHECK(y.source.option_map.empty());
+    CHECK(y.source.partner_label == "two");
+    CHECK(y.source.customer_name == std::optional<std::string>("Ali"));
+
+    REQUIRE(x.connection);
+    CHECK(x.connection->brand_id == "BR");
+    CHECK(x.connection->environment == "production");
+    CHECK(x.connection->base_url == "http://127.0.0.1:9/");
+    CHECK(x.connection->token_sealed == "sealed-token");
+    CHECK(x.connection->email == "ops@example.test");
+    CHECK(x.connection->password_sealed == "sealed-pw");
+    CHECK(x.connection->ca_file.empty());
+
+    // What the POS receives: mapped ids where a mapping exists, the platform's ids elsewhere.
+    const std::string body = hub::forward::pos_order_json(s);
+    CHECK(body.find(R"("id":"P-BURGER")") != std::string::npos);
+    CHECK(body.find(R"("id":"M-SAUCE")") != std::string::npos);
+    CHECK(body.find(R"("id":"cheese")") != std::string::npos);
+    CHECK(body.find(R"("id":"fries")") != std::string::npos);
+
+    // Claimed jobs are not claimed again; given back, they are, and another environment has no POS connection.
+    CHECK(hub::forward::claim_jobs(c, "f2", 10, std::chrono::seconds(60), "production").empty());
+    hub::forward::release_jobs(c, "f1");
+    auto again = hub::forward::claim_jobs(c, "f2", 10, std::chrono::seconds(60), "staging");
+    REQUIRE(again.size() == 2);
+    for (const auto& j : again) {
+        CHECK(j.attempt == 1);
+        CHECK_FALSE(j.connection);
+        CHECK(j.source.items.size() == 2);
+    }
+}
 
 TEST_CASE("outbox: one statement ends many claims, each as it would end alone", "[outbox]") {
     HubDb h;
