@@ -98,12 +98,12 @@ void Forwarder::stop() {
     listen_stop_.store(true);
     asio::post(strand_, [this] {
         stopping_ = true;
-        wake_.cancel();
+        wake_.notify();
     });
 }
 
 void Forwarder::wake() {
-    asio::post(strand_, [this] { wake_.cancel(); });
+    asio::post(strand_, [this] { wake_.notify(); });
 }
 
 void Forwarder::listen_thread() {
@@ -148,18 +148,15 @@ asio::awaitable<void> Forwarder::loop() {
                     }
                 }
                 --in_flight_;
-                wake_.cancel();
+                wake_.notify();
             });
         }
         if (!jobs.empty() && jobs.size() == free) continue;  // more may be due right now
-        wake_.expires_after(options_.poll_interval);
-        co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
+        // A NOTIFY or a delivery's end during the claim returns at once: the claim may not have seen its job.
+        co_await wake_.sleep_for(options_.poll_interval);
     }
     // Stopping: let deliveries in flight end (each is bounded by the client's time-outs), then give back the rest.
-    while (in_flight_ > 0) {
-        wake_.expires_after(std::chrono::milliseconds(50));
-        co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
-    }
+    while (in_flight_ > 0) co_await wake_.sleep_for(std::chrono::milliseconds(50));
     auto release = [id = options_.id](pqxx::connection& c) { release_jobs(c, id); };
     try {
         co_await pool_.run(std::move(release));

@@ -14,6 +14,7 @@
 #include "common/http/client.hpp"
 #include "hub/forward/outbox.hpp"
 #include "hub/forward/policy.hpp"
+#include "hub/forward/wakeup.hpp"
 
 namespace common::db {
 class Pool;
@@ -86,7 +87,7 @@ private:
     common::crypto::SecretBox box_;
     ForwarderOptions options_;
     boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-    boost::asio::steady_timer wake_;
+    Wakeup wake_;  // on strand_: the loop sleeps on it between claims
     common::http::Client client_;
     std::size_t in_flight_ = 0;  // on strand_
     /// A token from this forwarder's login. It stands while the stored token is the one the login replaced
