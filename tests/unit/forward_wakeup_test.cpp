@@ -36,7 +36,7 @@ TEST_CASE("wakeup: a wake-up given while nobody sleeps ends the next sleep at on
     CHECK(done);
 }
 
-TEST_CASE("wakeup: a wake-up during a sleep ends it; once used, the next sleep lasts", "[forward]") {
+TEST_CASE("wakeup: a wake-up during a sleep ends it, and once used the next sleep lasts", "[forward]") {
     asio::io_context ioc;
     Wakeup w(ioc.get_executor());
     bool first = false;
