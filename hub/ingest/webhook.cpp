@@ -6,6 +6,7 @@
 #include "common/db/pool.hpp"
 #include "common/json/parse.hpp"
 #include "common/log/log.hpp"
+#include "common/text/excerpt.hpp"
 #include "hub/ingest/signature.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
@@ -26,7 +27,9 @@ constexpr std::string_view kKeptHeaders[] = {"content-type",      "user-agent", 
 std::string kept_headers(const Request& req) {
     boost::json::object o;
     for (auto name : kKeptHeaders)
-        if (auto v = req.header(name)) o[name] = v->substr(0, 256);
+        // HTTP allows any byte above 0x7F in a header value: Latin-1 in a User-Agent made the inbox row, and with
+        // it the order, unstorable (PostgreSQL refused the JSON), so the platform's every retry failed too.
+        if (auto v = req.header(name)) o[name] = common::text::excerpt(*v, 256);
     if (!req.remote.empty()) o["remote_addr"] = req.remote;
     return boost::json::serialize(o);
 }

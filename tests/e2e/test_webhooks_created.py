@@ -174,6 +174,18 @@ eq(status, 200, "the platform's retry succeeds after the outage")
 eq(psql(url, "SELECT count(*) FROM hub.orders WHERE external_id = 'OUT-1'"), "1", "one order after the outage")
 eq(svc.request("GET", "/readyz")[0], 200, "/readyz back")
 
+# Header values are bytes (HTTP allows any above 0x7F): a Latin-1 User-Agent, or one cut inside a character where the
+# inbox keeps 256 bytes, is stored readable, and the order with it (it was a 500 on every retry).
+status, _, body = svc.request("POST", p1["path"], order(id="HDR-1"), headers={"User-Agent": "Caf\xe9 Platform/1.0"})
+eq(status, 200, "an order whose User-Agent is Latin-1 is stored")
+status, _, body = svc.request("POST", p1["path"], order(id="HDR-2"),
+                              headers={"User-Agent": ("x" + "é" * 200).encode().decode("latin-1")})
+eq(status, 200, "an order whose User-Agent is cut inside a character is stored")
+agents = psql(url, "SELECT string_agg(headers->>'user-agent', '|' ORDER BY id) FROM hub.inbox "
+                   "WHERE external_id IN ('HDR-1', 'HDR-2')").split("|")
+eq(agents[0], "Caf\ufffd Platform/1.0", "a byte that is not UTF-8 is kept as U+FFFD")
+eq(agents[1], "x" + "é" * 127, "256 bytes at most, cut between characters")
+
 eq(svc.stop(), 0, "SIGTERM exit 0")
 log = svc.log()
 for p in (p1, p2, rotated):
@@ -196,6 +208,6 @@ eq((o["external_id"], o["total"], o["items"][0]["options"][0]["id"]), ("ORD-1", 
 eq(o["forwarding"]["state"], "pending", "a forwarding job exists")
 eq(run(HUB, "order", "show", "nope", env=env).returncode, 1, "order show unknown: 1")
 listed = json.loads(run(HUB, "order", "list", "--branch", "riyadh-olaya-01", "--json", env=env).stdout)
-eq(len(listed), 6, "order list --branch")
+eq(len(listed), 8, "order list --branch")
 
 finish()
