@@ -354,6 +354,10 @@ std::optional<Customer> check_customer(const bj::object& o, const Scope& parent)
     return data;
 }
 
+// The POS order carries line totals (product.md section 6): price × quantity per item, and option price × option
+// quantity × item quantity per modifier. Each is money, so it has the bound of an amount, in thousandths.
+constexpr Money kMaxLineTotal = kMaxMoneyUnits * 1000;
+
 OrderOption check_option(const bj::value& v, const Scope& scope) {
     OrderOption option;
     const bj::object* o = v.if_object();
@@ -377,6 +381,8 @@ OrderItem check_item(const bj::value& v, const Scope& scope) {
     item.id = required_text(*o, scope, "id", kIdRule).value_or("");
     item.quantity = required_quantity(*o, scope, "quantity").value_or(0);
     item.price = required_money(*o, scope, "price").value_or(0);
+    if (item.quantity > 0 && item.price > kMaxLineTotal / item.quantity)
+        scope.add("", "price × quantity must be at most " + std::to_string(kMaxMoneyUnits));
     std::optional<std::string> note;
     optional_text(*o, scope, "note", kNoteRule, note);
     item.note = std::move(note).value_or("");
@@ -398,7 +404,14 @@ OrderItem check_item(const bj::value& v, const Scope& scope) {
     std::string path;
     for (std::size_t i = 0; i < list->size(); ++i) {
         path.assign(scope.parent).append("/options/").append(std::to_string(i));
-        item.options.push_back(check_option((*list)[i], Scope{scope.problems, path}));
+        const Scope option_scope{scope.problems, path};
+        item.options.push_back(check_option((*list)[i], option_scope));
+        const OrderOption& option = item.options.back();
+        // Below 10^16 thousandths; times the item's quantity it could pass what 64 bits hold.
+        const Money per_item = option.price * option.quantity;
+        if (item.quantity > 0 && per_item > kMaxLineTotal / item.quantity)
+            option_scope.add(
+                "", "price × quantity × the item's quantity must be at most " + std::to_string(kMaxMoneyUnits));
     }
     return item;
 }

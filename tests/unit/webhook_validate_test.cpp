@@ -439,6 +439,27 @@ TEST_CASE("item and option counts are bounded", "[validate]") {
     check_single_error({"51 options", kCreated, "/payload/items/0/options", options, "/payload/items/0/options"});
 }
 
+TEST_CASE("line totals are amounts: bounded like one, and never past 64 bits", "[validate]") {
+    // kCreated's first item: quantity 2, with one option of quantity 3.
+    check_valid({"item line 1e9", kCreated, "/payload/items/0/price", bj::value(500000000), ""});
+    check_single_error(
+        {"item line over 1e9", kCreated, "/payload/items/0/price", bj::value(500000000.001), "/payload/items/0"});
+    check_valid({"option line 6e8", kCreated, "/payload/items/0/options/0/price", bj::value(100000000), ""});
+    check_single_error({"option line 1.2e9", kCreated, "/payload/items/0/options/0/price", bj::value(200000000),
+                        "/payload/items/0/options/0"});
+    // Each field at its own bound: 10^12 thousandths × 10^4 × 10^4 is past 2^63; refused, not wrapped.
+    bj::value body = json(kCreated);
+    auto& item = body.at("payload").at("items").at(0).as_object();
+    item["quantity"] = kMaxQuantity;
+    item["price"] = 1;
+    auto& option = item["options"].as_array().at(0).as_object();
+    option["price"] = kMaxMoneyUnits;
+    option["quantity"] = kMaxQuantity;
+    const auto result = validate_webhook(body);
+    REQUIRE_FALSE(result.value);
+    CHECK(paths(result) == std::vector<std::string>{"/payload/items/0/options/0"});
+}
+
 TEST_CASE("schedule_date follows is_schedule", "[validate]") {
     bj::value scheduled = with(kCreated, "/payload/is_schedule", bj::value(1));
     set_at(scheduled, "/payload/schedule_date", bj::value("2024-05-02T09:00:00+03:00"));
