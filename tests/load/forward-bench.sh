@@ -246,7 +246,7 @@ mkdir -p "$load/results"
   echo "# Forwarding benchmark, $day, $host"
   echo
   echo "$(date -u +%FT%TZ); $(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg);"
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); PostgreSQL 15 (fsync on, min_wal_size 2GB, max_wal_size 4GB, WAL segments recycled); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 128, --forward-per-host 64) and orderpos with default flags; the whole benchmark took ${elapsed} s."
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet -- . ':!tests/load/results' 2>/dev/null || echo ' + local changes'); PostgreSQL 15 (fsync on, min_wal_size 2GB, max_wal_size 4GB, WAL segments recycled); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 128, --forward-per-host 64) and orderpos with default flags; the whole benchmark took ${elapsed} s."
   echo
   echo "| run | result | hub/forwarder CPU s | orderpos CPU s | PG CPU s | notes |"
   echo "|---|---:|---:|---:|---:|---|"

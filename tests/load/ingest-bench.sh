@@ -255,7 +255,7 @@ mkdir -p "$load/results"
   echo "# Ingestion benchmark, $day, $host"
   echo
   echo "$(date -u +%FT%TZ); $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)); load average before: $(cut -d' ' -f1-3 /proc/loadavg);"
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + local changes'); $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2);"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet -- . ':!tests/load/results' 2>/dev/null || echo ' + local changes'); $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2);"
   echo "PostgreSQL 15 (fsync and synchronous_commit as shipped; WAL sizes and recycled segments from tests/load/warm-wal.sh): $pg_settings. orderhub serve ${hub_flags[*]} ${BENCH_HUB_ARGS:-}, $hub_threads threads."
   echo "${secs} s per run (1-connection/1-client runs ${short} s); the whole benchmark took ${elapsed} s."
   echo
