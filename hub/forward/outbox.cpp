@@ -47,7 +47,6 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
     // this transaction plans kClaimJobs, so the plan it caches is the index walk.
     tx.exec0("SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off");
     const auto rows = tx.exec_prepared(db::kClaimJobs, forwarder, static_cast<int>(lease.count()), limit, environment);
-    tx.commit();
     std::vector<ClaimedJob> jobs;
     jobs.reserve(rows.size());
     for (const auto& r : rows) {
@@ -76,6 +75,7 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
         if (!r[22].is_null()) read_lines(std::string_view(r[22].c_str(), r[22].size()), s);
         jobs.push_back(std::move(j));
     }
+    tx.commit();  // after reading: a claim whose orders cannot be read is not taken (rolled back)
     return jobs;
 }
 
