@@ -358,6 +358,9 @@ std::optional<Customer> check_customer(const bj::object& o, const Scope& parent)
 // quantity × item quantity per modifier. Each is money, so it has the bound of an amount, in thousandths.
 constexpr Money kMaxLineTotal = kMaxMoneyUnits * 1000;
 
+/// True when `amount` × `quantity` passes kMaxLineTotal, computed without overflow (`amount` is below 10^16).
+bool line_too_large(Money amount, std::int64_t quantity) { return quantity > 0 && amount > kMaxLineTotal / quantity; }
+
 OrderOption check_option(const bj::value& v, const Scope& scope) {
     OrderOption option;
     const bj::object* o = v.if_object();
@@ -381,7 +384,7 @@ OrderItem check_item(const bj::value& v, const Scope& scope) {
     item.id = required_text(*o, scope, "id", kIdRule).value_or("");
     item.quantity = required_quantity(*o, scope, "quantity").value_or(0);
     item.price = required_money(*o, scope, "price").value_or(0);
-    if (item.quantity > 0 && item.price > kMaxLineTotal / item.quantity)
+    if (line_too_large(item.price, item.quantity))
         scope.add("", "price × quantity must be at most " + std::to_string(kMaxMoneyUnits));
     std::optional<std::string> note;
     optional_text(*o, scope, "note", kNoteRule, note);
@@ -407,9 +410,8 @@ OrderItem check_item(const bj::value& v, const Scope& scope) {
         const Scope option_scope{scope.problems, path};
         item.options.push_back(check_option((*list)[i], option_scope));
         const OrderOption& option = item.options.back();
-        // Below 10^16 thousandths; times the item's quantity it could pass what 64 bits hold.
-        const Money per_item = option.price * option.quantity;
-        if (item.quantity > 0 && per_item > kMaxLineTotal / item.quantity)
+        // Times the item's quantity, an option's price × quantity could pass what 64 bits hold.
+        if (line_too_large(option.price * option.quantity, item.quantity))
             option_scope.add(
                 "", "price × quantity × the item's quantity must be at most " + std::to_string(kMaxMoneyUnits));
     }
