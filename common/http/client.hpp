@@ -27,6 +27,9 @@ struct ClientOptions {
     /// write or read time-out) gets half as many at once, once per round of requests, down to one; each other
     /// answer adds 1/limit, so a round of answers adds one, back up to this ceiling.
     std::size_t max_connections_per_host = 8;
+    /// How long a request waits for a slot of its host (see max_connections_per_host) before it gives up with
+    /// queue_timeout, having sent nothing: nothing waits on a host without a deadline.
+    std::chrono::milliseconds queue_timeout{5000};
     std::size_t max_response_body = 1024 * 1024;      ///< larger bodies fail with too_large
     std::chrono::milliseconds idle_keepalive{30000};  ///< idle pooled connections are closed after this
 };
@@ -50,7 +53,8 @@ struct ClientResponse {
     std::optional<std::string_view> header(std::string_view name) const;
 };
 
-/// Why a request got no HTTP answer. `bad_url` also covers a malformed method or header.
+/// Why a request got no HTTP answer. `bad_url` also covers a malformed method or header; `queue_timeout`: no slot
+/// of the host came free within ClientOptions::queue_timeout, and nothing was sent.
 enum class ClientFailure {
     none,
     bad_url,
@@ -64,7 +68,8 @@ enum class ClientFailure {
     read,
     read_timeout,
     too_large,
-    protocol
+    protocol,
+    queue_timeout
 };
 
 /// The outcome of Client::send: a response, or a failure with a human reason.
@@ -78,10 +83,14 @@ struct ClientResult {
 /// "connect_refused" and so on: stable names for logs and the attempts table.
 std::string_view to_string(ClientFailure failure);
 
+/// "scheme://host:port" of an absolute http(s) URL (scheme and host lower-cased, the default port written out);
+/// nullopt when the URL cannot be used.
+std::optional<std::string> origin(std::string_view url);
+
 /// An async HTTP/1.1 client with keep-alive pools per (scheme, host, port, ca_file), a bound on requests in
-/// flight per host that backs off while the host signals overload (further requests wait in order; a caller that
-/// cancels while waiting gives its place up), TLS
-/// 1.2+ with SNI and certificate and host-name verification, and a time-out on every step.
+/// flight per host that backs off while the host signals overload (further requests wait in order, each until its
+/// queue_timeout; a caller that cancels while waiting gives its place up), TLS 1.2+ with SNI and certificate and
+/// host-name verification, and a time-out on every step.
 ///
 /// Retry rule: a request is sent a second time (once, on a fresh connection) only when it failed on a *reused*
 /// keep-alive connection before the server can have acted on it: the write failed (a write time-out does not

@@ -15,6 +15,7 @@
 #include <future>
 #include <mutex>
 
+#include "common/http/client/adaptive_limit.hpp"
 #include "tests/unit/http_support.hpp"
 
 namespace asio = boost::asio;
@@ -49,9 +50,11 @@ asio::awaitable<Response> echo(Request r) {
 struct Gauge {
     std::atomic<int> now{0};
     std::atomic<int> peak{0};
+    std::atomic<int> seen{0};
 };
 
 asio::awaitable<Response> slow(std::shared_ptr<Gauge> g, std::chrono::milliseconds delay, Request) {
+    ++g->seen;
     const int n = ++g->now;
     int seen = g->peak.load();
     while (n > seen && !g->peak.compare_exchange_weak(seen, n)) {
@@ -75,9 +78,11 @@ asio::awaitable<Response> sized(std::size_t n, Request) {
 struct Gate {
     std::atomic<bool> open{false};
     std::atomic<int> waiting{0};
+    std::atomic<int> seen{0};
 };
 
 asio::awaitable<Response> gated(std::shared_ptr<Gate> gate, Request) {
+    ++gate->seen;
     ++gate->waiting;
     asio::steady_timer t(co_await asio::this_coro::executor);
     while (!gate->open.load()) {
@@ -112,6 +117,19 @@ ClientRequest get(std::string url) {
     r.url = std::move(url);
     return r;
 }
+
+/// URLs the client refuses (bad_url) and origin() gives nothing for.
+const std::vector<std::string> kBadUrls = {"",
+                                           "not a url",
+                                           "/relative/path",
+                                           "ftp://127.0.0.1/x",
+                                           "http://",
+                                           "http://:80/",
+                                           "http://127.0.0.1:0/",
+                                           "http://127.0.0.1:99999/",
+                                           "http://user:secret@127.0.0.1/",
+                                           "http://[::1/",
+                                           "http://exa%6dple.com/"};
 
 /// A port nobody listens on: bound once, then released.
 std::uint16_t closed_port() {
@@ -335,6 +353,40 @@ TEST_CASE("client: a host answering 429 or 503 gets fewer requests at once, and 
     CHECK(srv.server.accepted() <= 8);
 }
 
+TEST_CASE("client: the adaptive per-host limit, answer by answer", "[http]") {
+    using common::http::detail::AdaptiveLimit;
+    using Change = AdaptiveLimit::Change;
+    AdaptiveLimit limit(8);
+    struct Step {
+        std::uint64_t sent_epoch;
+        bool overloaded;
+        Change change;
+        std::size_t allowed;
+    };
+    const Step steps[] = {
+        {0, false, Change::none, 8},    // at the ceiling already
+        {0, true, Change::reduced, 4},  // halved
+        {0, true, Change::none, 4},     // sent before that decrease: the same round, not counted again
+        {1, true, Change::reduced, 2},  // a request sent since: halved again
+        {2, true, Change::reduced, 1},  //
+        {3, true, Change::none, 1},     // never below one
+        {3, false, Change::raised, 2},  // +1/1
+        {3, false, Change::raised, 2},  // +1/2: 2.5
+        {3, false, Change::raised, 2},  // 2.9
+        {3, false, Change::raised, 3},  // 3.24...
+    };
+    for (const auto& s : steps) {
+        INFO("epoch " << s.sent_epoch << " overloaded " << s.overloaded);
+        CHECK(limit.on_answer(s.sent_epoch, s.overloaded) == s.change);
+        CHECK(limit.allowed() == s.allowed);
+    }
+    int answers = 0;
+    while (limit.on_answer(3, false) != Change::recovered) REQUIRE(++answers < 100);
+    CHECK(limit.allowed() == 8);
+    CHECK(limit.on_answer(3, false) == Change::none);  // no further than the ceiling
+    CHECK(limit.on_answer(3, true) == Change::reduced);
+}
+
 TEST_CASE("client: a request cancelled while waiting for a slot gives its place up", "[http]") {
     Loop loop(2);
     auto gate = std::make_shared<Gate>();
@@ -353,6 +405,74 @@ TEST_CASE("client: a request cancelled while waiting for a slot gives its place 
     CHECK(r1.response);
     CHECK(r3.response);  // the slot was neither leaked nor handed to the request that gave up
     CHECK(srv.server.accepted() == 1);
+}
+
+TEST_CASE("client: a request that waits for a slot longer than queue_timeout is queue_timeout and sends nothing",
+          "[http]") {
+    Loop loop(2);
+    auto gate = std::make_shared<Gate>();
+    TestServer srv(loop, [gate](Request r) { return gated(gate, std::move(r)); });
+    Client client(loop.ioc.get_executor(),
+                  ClientOptions{.max_connections_per_host = 1, .queue_timeout = std::chrono::milliseconds(100)});
+    auto first = asio::co_spawn(loop.ioc, client.send(get(srv.url("/1"))), asio::use_future);
+    REQUIRE(eventually([&] { return gate->waiting.load() == 1; }));
+
+    auto second = send(loop, client, get(srv.url("/2")));
+    CHECK_FALSE(second.response);
+    CHECK(second.failure == ClientFailure::queue_timeout);
+    CHECK(common::http::to_string(second.failure) == "queue_timeout");
+    CHECK_THAT(second.error, Catch::Contains("100 ms"));
+    CHECK(second.latency >= std::chrono::milliseconds(100));
+    CHECK(gate->seen.load() == 1);  // the server never saw the second request
+
+    gate->open = true;
+    auto r1 = first.get();
+    CHECK(r1.response);
+    auto r3 = send(loop, client, get(srv.url("/3")));
+    CHECK(r3.response);  // the slot was neither leaked nor kept by the request that timed out
+    CHECK(gate->seen.load() == 2);
+    CHECK(srv.server.accepted() == 1);
+}
+
+TEST_CASE("client: slots granted while their waiters time out are passed on, never leaked", "[http]") {
+    // Queue time-outs close to the server's delay make grants and time-outs meet; whatever the interleaving, each
+    // request is answered or gives up having sent nothing, and the only slot is free afterwards.
+    Loop loop(2);
+    auto gauge = std::make_shared<Gauge>();
+    TestServer srv(loop, slow_handler(gauge, std::chrono::milliseconds(10)));
+    Client client(loop.ioc.get_executor(),
+                  ClientOptions{.max_connections_per_host = 1, .queue_timeout = std::chrono::milliseconds(25)});
+    std::vector<std::future<ClientResult>> results;
+    for (int i = 0; i < 40; ++i)
+        results.push_back(asio::co_spawn(loop.ioc, client.send(get(srv.url())), asio::use_future));
+    int answered = 0;
+    int timed_out = 0;
+    for (auto& f : results) {
+        auto res = f.get();
+        if (res.response && res.response->status == 200) ++answered;
+        if (res.failure == ClientFailure::queue_timeout) ++timed_out;
+    }
+    CHECK(answered + timed_out == 40);
+    CHECK(answered >= 1);
+    CHECK(gauge->seen.load() == answered);
+    CHECK(gauge->peak.load() == 1);
+    CHECK(send(loop, client, get(srv.url())).response);
+}
+
+TEST_CASE("client: origin() names scheme, host and port of a usable URL", "[http]") {
+    using common::http::origin;
+    CHECK(origin("http://example.com/api/orders?x=1#f") == "http://example.com:80");
+    CHECK(origin("https://example.com") == "https://example.com:443");
+    CHECK(origin("HTTPS://Api.Example.COM:8443/Path") == "https://api.example.com:8443");
+    CHECK(origin("http://example.com:443/") == "http://example.com:443");
+    CHECK(origin("https://example.com:443/") == "https://example.com:443");
+    CHECK(origin("http://127.0.0.1:8080") == "http://127.0.0.1:8080");
+    CHECK(origin("http://[::1]:8080/x") == "http://[::1]:8080");
+    CHECK(origin("https://[2001:DB8::1]/") == "https://[2001:db8::1]:443");
+    for (const auto& url : kBadUrls) {
+        INFO(url);
+        CHECK_FALSE(origin(url));
+    }
 }
 
 TEST_CASE("client: a closed port is connect_refused", "[http]") {
@@ -455,9 +575,7 @@ TEST_CASE("client: a body over max_response_body is too_large", "[http]") {
 TEST_CASE("client: malformed URLs, methods and headers are bad_url and never echo values", "[http]") {
     Loop loop;
     Client client(loop.ioc.get_executor());
-    for (std::string url :
-         {"", "not a url", "/relative/path", "ftp://127.0.0.1/x", "http://", "http://:80/", "http://127.0.0.1:0/",
-          "http://127.0.0.1:99999/", "http://user:secret@127.0.0.1/", "http://[::1/", "http://exa%6dple.com/"}) {
+    for (const auto& url : kBadUrls) {
         INFO(url);
         auto res = send(loop, client, get(url));
         CHECK(res.failure == ClientFailure::bad_url);
