@@ -126,6 +126,39 @@ std::optional<std::uint64_t> parse_uint(std::string_view text, std::uint64_t min
     return v;
 }
 
+std::optional<std::chrono::seconds> parse_duration(std::string_view text, std::chrono::seconds min,
+                                                   std::chrono::seconds max, std::string_view what,
+                                                   std::string& error) {
+    std::uint64_t unit = 1;
+    std::string_view digits = text;
+    if (!text.empty()) {
+        switch (text.back()) {
+            case 's': unit = 1; break;
+            case 'm': unit = 60; break;
+            case 'h': unit = 3600; break;
+            default: unit = 0; break;
+        }
+        if (unit != 0)
+            digits.remove_suffix(1);
+        else
+            unit = 1;
+    }
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
+        v > static_cast<std::uint64_t>(max.count())) {
+        error = std::string(what) + " must be a duration such as 90s, 30m or 2h, got '" + std::string(text) + "'";
+        return std::nullopt;
+    }
+    const auto seconds = static_cast<std::int64_t>(v * unit);
+    if (seconds < min.count() || seconds > max.count()) {
+        error = std::string(what) + " must be between " + std::to_string(min.count()) + " and " +
+                std::to_string(max.count()) + " seconds";
+        return std::nullopt;
+    }
+    return std::chrono::seconds(seconds);
+}
+
 std::optional<HostPort> parse_host_port(std::string_view text, std::string& error) {
     HostPort hp;
     std::string_view port;

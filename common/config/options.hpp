@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -62,5 +63,10 @@ std::optional<HostPort> parse_host_port(std::string_view text, std::string& erro
 /// Parses a positive integer within [min, max]; nullopt with a message in `error` otherwise.
 std::optional<std::uint64_t> parse_uint(std::string_view text, std::uint64_t min, std::uint64_t max,
                                         std::string_view what, std::string& error);
+
+/// Parses a duration in whole seconds: "90", "90s", "30m" or "2h", within [min, max] seconds; nullopt with a
+/// message in `error` otherwise.
+std::optional<std::chrono::seconds> parse_duration(std::string_view text, std::chrono::seconds min,
+                                                   std::chrono::seconds max, std::string_view what, std::string& error);
 
 }  // namespace common::config

@@ -57,7 +57,8 @@ int pos_set(const ParsedArgs& args) {
         brand, env, base_url, token_sealed, email.value_or(""), password_sealed, ca_file);
     // New credentials give jobs that failed authentication another go.
     auto requeued = tx.exec_params(
-        "UPDATE hub.forward_jobs j SET state = 'pending', due_at = now(), attempts = 0, updated_at = now() "
+        "UPDATE hub.forward_jobs j SET state = 'pending', due_at = now(), due_since = now(), attempts = 0, "
+        "updated_at = now() "
         "FROM hub.orders o WHERE o.id = j.order_id AND o.brand_id = $1 AND j.state = 'auth_failed'",
         brand);
     tx.commit();

@@ -66,8 +66,9 @@ inline constexpr const char* kCancelPendingJob = "cancel_pending_job";
 // ---- Forwarding (hub/forward) ----
 
 /// Claims due jobs (pending and due, or in flight with an expired lease) and reads what their POS orders are made
-/// of, in one statement: $1 forwarder id, $2 lease seconds, $3 limit, $4 POS environment -> per job its order id,
-/// this attempt's number, the order, branch, partner and POS connection columns, and its lines as JSON (see
+/// of, in one statement: $1 forwarder id, $2 lease seconds, $3 limit, $4 POS environment, $5 quota of a brand not
+/// in $6, $6 JSON array of {"b": brand, "n": quota}, $7 give-up seconds -> per job its order id, this attempt's
+/// number, the order, branch, partner and POS connection columns, and its lines as JSON (see
 /// hub/forward/outbox.cpp).
 inline constexpr const char* kClaimJobs = "claim_jobs";
 
@@ -78,6 +79,7 @@ inline constexpr const char* kFinishJob = "finish_job";
 inline constexpr const char* kFinishJobs = "finish_jobs";
 
 /// $1 order $2 attempt $3 url $4 http status (0: none) $5 latency ms $6 outcome $7 error $8 excerpt $9 forwarder
+/// $10 start of the exchange, Unix µs (0: now)
 inline constexpr const char* kInsertAttempt = "insert_attempt";
 
 /// $1 order $2 branch $3 partner $4 status $5 source $6 actor $7 detail: a hub, pos or operator status row.
@@ -88,6 +90,17 @@ inline constexpr const char* kStoreToken = "store_token";
 
 /// $1 forwarder: gives its claimed jobs back (graceful stop).
 inline constexpr const char* kReleaseJobs = "release_jobs";
+
+/// $1 forwarder $2 JSON array of order ids: claims given back unsent (not counted as attempts).
+inline constexpr const char* kGiveBackJobs = "give_back_jobs";
+/// $1 forwarder $2 lease seconds: every job the forwarder holds gets a fresh lease.
+inline constexpr const char* kRenewLeases = "renew_leases";
+/// $1 give-up seconds: pending jobs due longer than that become dead (with a status row) -> how many.
+inline constexpr const char* kGiveUpJobs = "give_up_jobs";
+/// $1 environment -> brand, base URL, CA file, due jobs waiting, per POS connection.
+inline constexpr const char* kPosHosts = "pos_hosts";
+/// $1 environment $2 host $3 last error $4 'open' or 'closed' $5 JSON array of brands $6 forwarder.
+inline constexpr const char* kPosHealth = "pos_health";
 
 /// For /metrics: per open state (not delivered nor cancelled) -> state, jobs, seconds since the oldest one began
 /// waiting (its due time before the first attempt, its storage after; may be negative for orders not due yet).

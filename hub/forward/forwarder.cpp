@@ -30,6 +30,35 @@ std::string join_url(const std::string& base, std::string_view path) {
     return b + std::string(path);
 }
 
+std::int64_t unix_us() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+const char* verdict_word(Verdict v) {
+    switch (v) {
+        case Verdict::delivered: return "delivered";
+        case Verdict::unauthorized: return "unauthorized";
+        case Verdict::rejected: return "rejected";
+        case Verdict::retry: return "retry";
+    }
+    return "retry";
+}
+
+/// The completion of a spawned coroutine: an exception that escaped it is logged with `what`, never lost.
+auto log_failure(const char* what) {
+    return [what](const std::exception_ptr& e) {
+        if (!e) return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            common::log::error(what, {{"error", ex.what()}});
+        } catch (...) {
+            common::log::error(what, {{"error", "unknown exception"}});
+        }
+    };
+}
+
 double jitter() {
     thread_local std::mt19937 rng{std::random_device{}()};
     return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
@@ -74,7 +103,11 @@ Forwarder::Forwarder(asio::io_context& ioc, common::db::Pool& pool, common::cryp
       options_(std::move(options)),
       strand_(asio::make_strand(ioc)),
       wake_(strand_),
-      client_(strand_, options_.client) {}
+      client_(strand_, options_.client),
+      hosts_(options_.breaker),
+      tend_timer_(strand_) {
+    if (options_.metrics) hosts_.expose(options_.metrics->registry);
+}
 
 Forwarder::~Forwarder() {
     listen_stop_.store(true);
@@ -83,15 +116,13 @@ Forwarder::~Forwarder() {
 
 void Forwarder::start() {
     listener_ = std::thread([this] { listen_thread(); });
-    asio::co_spawn(strand_, loop(), [](std::exception_ptr e) {
-        if (!e) return;
-        try {
-            std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-            common::log::error("forwarder stopped by an error", {{"error", ex.what()}});
-        }
-    });
-    common::log::info("forwarder started", {{"forwarder", options_.id}, {"environment", options_.environment}});
+    tending_ = true;
+    asio::co_spawn(strand_, loop(), log_failure("forwarder stopped by an error"));
+    asio::co_spawn(strand_, tend(), log_failure("forwarder upkeep stopped by an error"));
+    common::log::info("forwarder started", {{"forwarder", options_.id},
+                                            {"environment", options_.environment},
+                                            {"per_host", options_.per_host},
+                                            {"in_flight_max", options_.max_in_flight}});
 }
 
 void Forwarder::stop() {
@@ -99,6 +130,7 @@ void Forwarder::stop() {
     asio::post(strand_, [this] {
         stopping_ = true;
         wake_.notify();
+        tend_timer_.cancel();
     });
 }
 
@@ -124,39 +156,18 @@ void Forwarder::listen_thread() {
 
 asio::awaitable<void> Forwarder::loop() {
     while (!stopping_) {
-        const std::size_t free = options_.max_in_flight - in_flight_;
-        std::vector<ClaimedJob> jobs;
-        if (free > 0) {
-            auto claim = [id = options_.id, limit = static_cast<int>(free), lease = options_.lease,
-                          env = options_.environment](pqxx::connection& c) {
-                return claim_jobs(c, id, limit, lease, env);
-            };
-            try {
-                jobs = co_await pool_.run(std::move(claim));
-            } catch (const std::exception& e) {
-                common::log::warn("forwarder cannot claim jobs", {{"error", e.what()}});
-            }
-        }
-        for (auto& job : jobs) {
-            ++in_flight_;
-            asio::co_spawn(strand_, deliver(std::move(job)), [this](std::exception_ptr e) {
-                if (e) {
-                    try {
-                        std::rethrow_exception(e);
-                    } catch (const std::exception& ex) {
-                        common::log::error("delivery failed", {{"error", ex.what()}});
-                    }
-                }
-                --in_flight_;
-                wake_.notify();
-            });
-        }
-        if (!jobs.empty() && jobs.size() == free) continue;  // more may be due right now
-        // A NOTIFY or a delivery's end during the claim returns at once: the claim may not have seen its job.
-        co_await wake_.sleep_for(options_.poll_interval);
+        if (co_await claim_and_start()) continue;  // more may be due right now
+        // A NOTIFY or a delivery's end during the claim returns at once: the claim may not have seen its job. An
+        // open breaker whose probe comes before the next poll shortens the sleep.
+        auto sleep = std::chrono::steady_clock::duration(options_.poll_interval);
+        if (auto probe = hosts_.next_probe())
+            sleep = std::clamp<std::chrono::steady_clock::duration>(*probe - std::chrono::steady_clock::now(),
+                                                                    std::chrono::milliseconds(10), sleep);
+        co_await wake_.sleep_for(sleep);
     }
-    // Stopping: let deliveries in flight end (each is bounded by the client's time-outs), then give back the rest.
-    while (in_flight_ > 0) co_await wake_.sleep_for(std::chrono::milliseconds(50));
+    // Stopping: let deliveries in flight end (each is bounded by the client's time-outs) and the upkeep and the
+    // breaker records finish, then give back the rest.
+    while (in_flight_ > 0 || tending_ || health_writing_) co_await wake_.sleep_for(std::chrono::milliseconds(50));
     auto release = [id = options_.id](pqxx::connection& c) { release_jobs(c, id); };
     try {
         co_await pool_.run(std::move(release));
@@ -166,17 +177,157 @@ asio::awaitable<void> Forwarder::loop() {
     finished_.store(true);
 }
 
-asio::awaitable<Classified> Forwarder::send_order(const PosConnection& c, const std::string& token,
-                                                  const std::string& body, JobResult& r) {
+std::map<std::string, int> Forwarder::host_room() {
+    std::map<std::string, int> room;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [key, h] : hosts_.all()) {
+        const int breaker = h.breaker.room(now);
+        // The client lowers a host's limit while it signals overload (429, 503, time-outs): the bulkhead follows it,
+        // so that no delivery waits in the client's queue.
+        std::size_t limit = options_.per_host;
+        if (!h.url.empty())
+            limit = std::min(limit, std::max<std::size_t>(1, client_.in_flight_limit(h.url, h.ca_file)));
+        const int free = limit > h.in_flight ? static_cast<int>(limit - h.in_flight) : 0;
+        room[key] = std::min(breaker, free);
+    }
+    return room;
+}
+
+asio::awaitable<bool> Forwarder::claim_and_start() {
+    const int free = static_cast<int>(options_.max_in_flight - std::min(in_flight_, options_.max_in_flight));
+    if (free == 0) co_return false;
+    auto room = host_room();
+    ClaimPlan plan = plan_claim(brand_hosts_, room, free, static_cast<int>(options_.per_host));
+    const auto claimed_at = std::chrono::steady_clock::now();
+    std::vector<ClaimedJob> jobs;
+    auto claim = [id = options_.id, plan, lease = options_.lease, env = options_.environment,
+                  give_up = options_.give_up](pqxx::connection& c) {
+        return claim_jobs(c, id, plan, lease, env, give_up);
+    };
+    try {
+        jobs = co_await pool_.run(std::move(claim));
+    } catch (const std::exception& e) {
+        common::log::warn("forwarder cannot claim jobs", {{"error", e.what()}});
+        co_return false;
+    }
+    std::vector<std::string> give_back_ids;
+    const std::size_t claimed = jobs.size();
+    for (auto& job : jobs) start_delivery(std::move(job), claimed_at, give_back_ids, room);
+    const bool full = claimed > 0 && claimed == static_cast<std::size_t>(plan.limit) && give_back_ids.empty();
+    if (!give_back_ids.empty())
+        asio::co_spawn(strand_, give_back(std::move(give_back_ids)), log_failure("giving back claims failed"));
+    co_return full;
+}
+
+void Forwarder::start_delivery(ClaimedJob job, std::chrono::steady_clock::time_point claimed_at,
+                               std::vector<std::string>& give_back_ids, std::map<std::string, int>& room) {
+    Delivery d;
+    if (job.connection) {
+        d.host = common::http::origin(job.connection->base_url).value_or("");
+        brand_hosts_[job.source.brand_id] = d.host;
+    }
+    if (!d.host.empty()) {
+        PosHost& h = hosts_.at(d.host);
+        h.url = join_url(job.connection->base_url, "/api/orders");
+        h.ca_file = job.connection->ca_file;
+        if (!room.contains(d.host)) room = host_room();  // a host first seen in this claim
+    }
+    // A host shared by several brands may have been offered to each: what exceeds its room goes back unsent.
+    std::vector<std::string> one{d.host};
+    if (!admit_claimed(one, room).front()) {
+        give_back_ids.push_back(job.order_id);
+        return;
+    }
+    if (!d.host.empty()) {
+        PosHost& h = hosts_.at(d.host);
+        d.probe = d.probed = h.breaker.admit();
+        if (d.probe) common::log::info("POS breaker probing", {{"host", d.host}, {"order_id", job.order_id}});
+        ++h.in_flight;
+        h.publish(std::chrono::steady_clock::now());
+    }
+    d.job = std::move(job);
+    d.claimed_at = claimed_at;
+    ++in_flight_;
+    std::string host = d.host;
+    asio::co_spawn(strand_, deliver(std::move(d)), [this, host](std::exception_ptr e) {
+        log_failure("delivery failed")(e);
+        if (PosHost* h = host.empty() ? nullptr : hosts_.find(host)) {
+            --h->in_flight;
+            h->publish(std::chrono::steady_clock::now());
+        }
+        --in_flight_;
+        wake_.notify();
+    });
+}
+
+asio::awaitable<void> Forwarder::give_back(std::vector<std::string> orders) {
+    auto run = [id = options_.id, orders = std::move(orders)](pqxx::connection& c) { give_back_jobs(c, id, orders); };
+    try {
+        co_await pool_.run(std::move(run));
+    } catch (const std::exception& e) {
+        // Nothing was sent: when the lease expires, the jobs are claimed again (that claim counts one attempt more).
+        common::log::warn("could not give back unsent claims; they return after their lease", {{"error", e.what()}});
+    }
+}
+
+bool Forwarder::lease_allows_exchange(const Delivery& d) const {
+    const auto& o = options_.client;
+    const auto exchange = o.queue_timeout + o.connect_timeout + o.handshake_timeout + o.write_timeout + o.read_timeout +
+                          std::chrono::seconds(2);
+    const auto held_until = std::max(d.claimed_at, renewed_at_) + options_.lease;
+    return std::chrono::steady_clock::now() + exchange < held_until;
+}
+
+void Forwarder::note_exchange(Delivery& d, const common::http::ClientResult& res, std::string_view why) {
+    if (d.host.empty()) return;
+    PosHost* h = hosts_.find(d.host);
+    if (h == nullptr) return;
+    const bool probe = std::exchange(d.probe, false);  // the probe is its first exchange
+    const auto signal =
+        host_signal(res.response ? res.response->status : 0, res.failure == common::http::ClientFailure::bad_url);
+    if (signal == HostSignal::failed) h->last_error = std::string(why);
+    const auto now = std::chrono::steady_clock::now();
+    const auto change = h->breaker.record(signal, probe, now, jitter());
+    h->publish(now);
+    const auto probe_in = std::chrono::duration_cast<std::chrono::milliseconds>(h->breaker.next_probe() - now);
+    switch (change) {
+        case BreakerChange::none: return;
+        case BreakerChange::opened:
+            common::log::warn("POS breaker opened", {{"host", d.host},
+                                                     {"failures", h->breaker.consecutive_failures()},
+                                                     {"error", h->last_error},
+                                                     {"probe_in_ms", probe_in.count()}});
+            write_health(d.host, true, h->last_error);
+            return;
+        case BreakerChange::probe_failed:
+            common::log::info("POS breaker probe failed",
+                              {{"host", d.host}, {"error", h->last_error}, {"probe_in_ms", probe_in.count()}});
+            return;
+        case BreakerChange::closed:
+            common::log::info("POS breaker closed", {{"host", d.host}});
+            write_health(d.host, false, "");
+            return;
+    }
+}
+
+asio::awaitable<Classified> Forwarder::send_order(Delivery& d, const std::string& token, const std::string& body,
+                                                  JobResult& r) {
+    const PosConnection& c = *d.job.connection;
     common::http::ClientRequest req;
     req.url = join_url(c.base_url, "/api/orders");
     req.headers = {
         {"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}, {"Accept", "application/json"}};
     req.body = body;
     req.ca_file = c.ca_file;
-    auto res = co_await client_.send(std::move(req));
     AttemptRecord a;
-    a.url = join_url(c.base_url, "/api/orders");
+    a.url = req.url;
+    a.started_us = unix_us();
+    auto res = co_await client_.send(std::move(req));
+    if (res.failure == common::http::ClientFailure::queue_timeout) {
+        // Not an exchange: no attempt, no word on the host.
+        d.unsent = true;
+        co_return Classified{Verdict::retry, "queue_timeout: " + res.error, {}, std::nullopt};
+    }
     a.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(res.latency).count();
     Classified cl;
     if (res.response) {
@@ -188,14 +339,10 @@ asio::awaitable<Classified> Forwarder::send_order(const PosConnection& c, const 
                               std::string(common::http::to_string(res.failure)) + ": " + res.error);
         a.error = cl.reason;
     }
-    switch (cl.verdict) {
-        case Verdict::delivered: a.outcome = "delivered"; break;
-        case Verdict::unauthorized: a.outcome = "unauthorized"; break;
-        case Verdict::rejected: a.outcome = "rejected"; break;
-        case Verdict::retry: a.outcome = "retry"; break;
-    }
+    a.outcome = verdict_word(cl.verdict);
     if (a.error.empty() && cl.verdict != Verdict::delivered) a.error = cl.reason;
-    r.attempts.push_back(a);
+    note_exchange(d, res, cl.reason);
+    r.attempts.push_back(std::move(a));
     co_return cl;
 }
 
@@ -218,22 +365,24 @@ std::optional<std::string> Forwarder::newer_token(const PosConnection& c, const 
     return t->token;
 }
 
-asio::awaitable<std::optional<std::string>> Forwarder::login(const PosConnection& c, JobResult& r) {
+asio::awaitable<LoginAnswer> Forwarder::login(Delivery& d, JobResult& r) {
+    const PosConnection& c = *d.job.connection;
     const std::string key = c.brand_id + ":" + c.environment;
     if (auto it = logins_.find(key); it != logins_.end()) {
         // Someone is logging in to this POS already: wait for that login instead of starting another.
         auto flight = it->second;
         while (!flight->finished) co_await flight->done.async_wait(asio::as_tuple(asio::use_awaitable));
-        co_return flight->token;
+        co_return flight->result;
     }
     auto flight = std::make_shared<LoginFlight>(strand_);
     logins_[key] = flight;
     auto password = box_.open(c.password_sealed, password_aad(c.brand_id, c.environment));
     AttemptRecord a;
     a.url = join_url(c.base_url, "/api/login");
-    std::optional<std::string> token;
+    a.started_us = unix_us();
+    LoginAnswer result;
     if (!password) {
-        a.error = "the stored password cannot be opened with this ORDERHUB_SECRET_KEY";
+        result.reason = a.error = "the stored password cannot be opened with this ORDERHUB_SECRET_KEY";
     } else {
         common::http::ClientRequest req;
         req.url = a.url;
@@ -242,98 +391,105 @@ asio::awaitable<std::optional<std::string>> Forwarder::login(const PosConnection
         req.ca_file = c.ca_file;
         auto res = co_await client_.send(std::move(req));
         a.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(res.latency).count();
-        if (res.response) {
-            a.http_status = res.response->status;
-            boost::system::error_code ec;
-            auto v = boost::json::parse(res.response->body, ec);
-            const auto* o = ec ? nullptr : v.if_object();
-            const auto* t = o ? o->if_contains("access_token") : nullptr;
-            if (res.response->status == 200 && t && t->is_string() && !t->get_string().empty())
-                token = std::string(t->get_string());
-            else
-                a.error = "login refused: HTTP " + std::to_string(res.response->status);
-        } else {
-            a.error = std::string(common::http::to_string(res.failure)) + ": " + res.error;
-        }
+        if (res.failure == common::http::ClientFailure::queue_timeout) d.unsent = true;  // not an exchange
+        if (res.response) a.http_status = res.response->status;
+        const std::string failure = std::string(common::http::to_string(res.failure)) + ": " + res.error;
+        result = classify_login(a.http_status, res.response ? std::string_view(res.response->body) : std::string_view(),
+                                res.failure == common::http::ClientFailure::bad_url, failure);
+        if (!result.token) a.error = result.reason;
+        if (!d.unsent) note_exchange(d, res, result.reason);
     }
-    a.outcome = token ? "logged_in" : "login_failed";  // never the token itself
-    r.attempts.push_back(a);
-    if (token) {
-        r.new_token_sealed = box_.seal(*token, token_aad(c.brand_id, c.environment));
-        tokens_[key] = CachedToken{*r.new_token_sealed, c.token_sealed, *token};
+    a.outcome = result.token ? "logged_in" : "login_failed";  // never the token itself
+    if (!d.unsent) r.attempts.push_back(std::move(a));
+    if (result.token) {
+        r.new_token_sealed = box_.seal(*result.token, token_aad(c.brand_id, c.environment));
+        tokens_[key] = CachedToken{*r.new_token_sealed, c.token_sealed, *result.token};
     }
-    flight->token = token;
+    flight->result = result;
     flight->finished = true;
     flight->done.cancel();
     logins_.erase(key);
-    co_return token;
+    co_return result;
 }
 
-asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
-    JobResult r;
-    r.order_id = job.order_id;
-    r.first_attempt = job.attempt;
+asio::awaitable<void> Forwarder::exchange_all(Delivery& d, JobResult& r) {
+    const PosConnection& c = *d.job.connection;
+    const bool can_login = !c.email.empty();
+    std::optional<std::string> token = current_token(c);
+    bool logged_in = false;
     std::optional<Classified> outcome;
-    if (job.delivery_status == "cancelled") {
-        r.state = "cancelled";
-        r.error = "cancelled before it was sent";
-    } else if (!job.connection) {
+    if (!token && can_login) {
+        LoginAnswer l = co_await login(d, r);
+        token = l.token;
+        logged_in = true;
+        if (!token && l.retry) outcome = Classified{Verdict::retry, "login: " + l.reason, {}, std::nullopt};
+    }
+    if (!token && !outcome) {
         r.state = "auth_failed";
-        r.error = "no POS connection for brand " + job.source.brand_id + " in environment " + options_.environment +
-                  ": run `orderhub pos set`";
-    } else {
-        const PosConnection& c = *job.connection;
-        const bool can_login = !c.email.empty();
-        std::optional<std::string> token = current_token(c);
-        bool logged_in = false;
-        if (!token && can_login) {
-            token = co_await login(c, r);
-            logged_in = true;
-        }
-        if (!token) {
-            r.state = "auth_failed";
-            r.error = c.token_sealed.empty() || can_login ? "no usable token and the login failed"
-                                                          : "the stored token cannot be opened with this "
-                                                            "ORDERHUB_SECRET_KEY";
-        } else {
-            const std::string body = pos_order_json(job.source);
-            outcome = co_await send_order(c, *token, body, r);
-            if (outcome->verdict == Verdict::unauthorized && can_login && !logged_in) {
-                // One login and one retry per claim: a POS that keeps refusing new tokens ends in auth_failed.
-                // Another delivery may have logged in meanwhile: its token is tried before a login of our own.
-                std::optional<std::string> fresh = newer_token(c, *token);
-                if (!fresh) fresh = co_await login(c, r);
-                if (fresh) outcome = co_await send_order(c, *fresh, body, r);
+        r.error = c.token_sealed.empty() || can_login ? "no usable token and the login failed"
+                                                      : "the stored token cannot be opened with this "
+                                                        "ORDERHUB_SECRET_KEY";
+        co_return;
+    }
+    if (token) {
+        const std::string body = pos_order_json(d.job.source);
+        outcome = co_await send_order(d, *token, body, r);
+        if (outcome->verdict == Verdict::unauthorized && can_login && !logged_in && lease_allows_exchange(d)) {
+            // One login and one retry per claim: a POS that keeps refusing new tokens ends in auth_failed.
+            // Another delivery may have logged in meanwhile: its token is tried before a login of our own.
+            std::optional<std::string> fresh = newer_token(c, *token);
+            if (!fresh) {
+                LoginAnswer l = co_await login(d, r);
+                fresh = l.token;
+                if (!fresh && l.retry) outcome = Classified{Verdict::retry, "login: " + l.reason, {}, std::nullopt};
             }
-            switch (outcome->verdict) {
-                case Verdict::delivered:
-                    r.state = "delivered";
-                    r.pos_order_id = outcome->pos_order_id;
-                    break;
-                case Verdict::rejected:
-                    r.state = "rejected";
-                    r.error = outcome->reason;
-                    break;
-                case Verdict::unauthorized:
-                    r.state = "auth_failed";
-                    r.error = outcome->reason;
-                    break;
-                case Verdict::retry:
-                    if (job.attempt >= kMaxAttempts) {
-                        r.state = "dead";
-                        r.error = "gave up after " + std::to_string(job.attempt) + " attempts: " + outcome->reason;
-                    } else {
-                        r.state = "pending";
-                        r.delay = backoff(job.attempt, jitter(), outcome->retry_after);
-                        r.error = outcome->reason;
-                    }
-                    break;
-            }
+            if (fresh && lease_allows_exchange(d)) outcome = co_await send_order(d, *fresh, body, r);
         }
     }
+    Decision next = decide(*outcome, d.job.attempt, jitter());
+    r.state = std::string(next.state);
+    r.delay = next.delay;
+    r.error = std::move(next.error);
+    r.pos_order_id = std::move(next.pos_order_id);
+}
+
+asio::awaitable<void> Forwarder::deliver(Delivery d) {
+    JobResult r;
+    r.order_id = d.job.order_id;
+    r.first_attempt = d.job.attempt;
+    if (d.job.delivery_status == "cancelled") {
+        r.state = "cancelled";
+        r.error = "cancelled before it was sent";
+    } else if (!d.job.connection) {
+        r.state = "auth_failed";
+        r.error = "no POS connection for brand " + d.job.source.brand_id + " in environment " + options_.environment +
+                  ": run `orderhub pos set`";
+    } else if (lease_allows_exchange(d)) {
+        co_await exchange_all(d, r);
+    } else {
+        // The lease could run out during the exchange (renewals failed: the database is away): another forwarder
+        // could then claim and send it too.
+        d.unsent = true;
+    }
+    if (d.unsent && r.attempts.empty()) {
+        // Nothing reached the POS (a lease too short, or the host's slots stayed busy): the claim goes back, not
+        // counted as an attempt.
+        if (d.probe) hosts_.at(d.host).breaker.probe_abandoned();
+        std::vector<std::string> unsent;
+        unsent.push_back(d.job.order_id);
+        co_await give_back(std::move(unsent));
+        co_return;
+    }
+    log_result(d, r);
+    co_await record(d, r);
+}
+
+void Forwarder::log_result(const Delivery& d, const JobResult& r) {
     // One line per HTTP exchange and one for the claim's end, each with the hub order id and the platform's
     // (the webhook's request line has both), so that an operator can follow an order from webhook to POS.
+    const auto& job = d.job;
     int exchange = r.first_attempt;
+    bool probe = d.probed;
     for (const auto& a : r.attempts) {
         const bool login = a.outcome == "logged_in" || a.outcome == "login_failed";
         common::log::write(
@@ -345,10 +501,13 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
              {"partner_label", job.source.partner_label},
              {"attempt", exchange++},
              {"call", login ? "login" : "order"},
+             {"host", d.host},
+             {"probe", probe},
              {"outcome", a.outcome},
              {"http_status", a.http_status},
              {"latency_ms", a.latency_ms},
              {"error", a.error}});
+        probe = false;
         if (options_.metrics) options_.metrics->forward_attempt(a.outcome, a.latency_ms);
     }
     const auto& last = r.attempts.empty() ? AttemptRecord{} : r.attempts.back();
@@ -371,22 +530,26 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
             options_.metrics->forward_latency(std::max(0.0, now - job.stored_at));
         }
     }
+}
+
+asio::awaitable<void> Forwarder::record(const Delivery& d, const JobResult& r) {
     // The outcome is known: record it, and keep trying while the database is away (a restart), for as long as
     // the claim is ours. Should that fail too, the lease expires and another claim re-sends; the POS's
     // partner_reference keeps that from doubling the order.
-    const auto give_up = std::chrono::steady_clock::now() + options_.lease - std::chrono::seconds(2);
+    const auto give_up = std::max(d.claimed_at, renewed_at_) + options_.lease - std::chrono::seconds(2);
     for (bool retrying = false;; retrying = true) {
         FinishRequest request{options_.id, r, std::nullopt, retrying};
-        if (job.connection) request.token_owner = std::pair{job.connection->brand_id, job.connection->environment};
+        if (d.job.connection)
+            request.token_owner = std::pair{d.job.connection->brand_id, d.job.connection->environment};
         try {
             const FinishOutcome outcome = co_await finisher_->batcher.submit(std::move(request));
             if (!outcome.owned) common::log::warn("forward claim was lost before it ended", {{"order_id", r.order_id}});
-            break;
+            co_return;
         } catch (const std::exception& e) {
             if (std::chrono::steady_clock::now() >= give_up) {
                 common::log::warn("could not record a delivery; it will be sent again after its lease",
                                   {{"order_id", r.order_id}, {"error", e.what()}});
-                break;
+                co_return;
             }
             if (!retrying)
                 common::log::warn("could not record a delivery yet; retrying",
@@ -395,6 +558,115 @@ asio::awaitable<void> Forwarder::deliver(ClaimedJob job) {
         asio::steady_timer pause(strand_, std::chrono::milliseconds(500));
         co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
     }
+}
+
+asio::awaitable<void> Forwarder::tend() {
+    using Clock = std::chrono::steady_clock;
+    // Leases are renewed at a quarter of their length; one that could not be renewed stops new exchanges of its
+    // jobs (lease_allows_exchange) rather than let another forwarder send them too.
+    const Clock::duration renew_every = std::max<Clock::duration>(options_.lease / 4, std::chrono::seconds(1));
+    Clock::time_point next_sweep{};
+    Clock::time_point next_renewal = Clock::now() + renew_every;
+    while (!stopping_) {
+        if (Clock::now() >= next_sweep) {
+            co_await refresh_hosts();
+            co_await sweep_late_jobs();
+            next_sweep = Clock::now() + options_.tend_interval;
+        }
+        if (!stopping_ && Clock::now() >= next_renewal) {
+            const auto sent = Clock::now();
+            auto renew = [id = options_.id, lease = options_.lease](pqxx::connection& c) {
+                renew_leases(c, id, lease);
+            };
+            try {
+                if (in_flight_ > 0) co_await pool_.run(std::move(renew));
+                renewed_at_ = sent;
+            } catch (const std::exception& e) {
+                common::log::warn("forwarder could not renew its leases", {{"error", e.what()}});
+            }
+            next_renewal = sent + renew_every;
+        }
+        if (stopping_) break;
+        tend_timer_.expires_at(std::min(next_sweep, next_renewal));
+        co_await tend_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    tending_ = false;
+    wake_.notify();
+}
+
+asio::awaitable<void> Forwarder::sweep_late_jobs() {
+    auto sweep = [give_up = options_.give_up](pqxx::connection& c) { return give_up_jobs(c, give_up); };
+    try {
+        const std::int64_t dead = co_await pool_.run(std::move(sweep));
+        if (dead == 0) co_return;
+        common::log::warn("forward jobs given up: not delivered in time",
+                          {{"jobs", dead}, {"give_up_after_s", static_cast<std::int64_t>(options_.give_up.count())}});
+        if (options_.metrics)
+            for (std::int64_t i = 0; i < dead; ++i) options_.metrics->forward_finished("dead");
+    } catch (const std::exception& e) {
+        common::log::warn("forwarder give-up sweep failed", {{"error", e.what()}});
+    }
+}
+
+asio::awaitable<void> Forwarder::refresh_hosts() {
+    auto read = [env = options_.environment](pqxx::connection& c) { return pos_hosts(c, env); };
+    std::vector<PosHostRow> rows;
+    try {
+        rows = co_await pool_.run(std::move(read));
+    } catch (const std::exception& e) {
+        common::log::warn("forwarder cannot read the POS connections", {{"error", e.what()}});
+        co_return;
+    }
+    std::map<std::string, std::string> brands;
+    std::map<std::string, bool> keep;
+    std::map<std::string, std::int64_t> queued;
+    for (const auto& row : rows) {
+        const std::string host = common::http::origin(row.base_url).value_or("");
+        brands[row.brand_id] = host;
+        if (host.empty()) continue;
+        keep[host] = true;
+        queued[host] += row.due;
+        PosHost& h = hosts_.at(host);
+        if (h.url.empty()) {
+            h.url = join_url(row.base_url, "/api/orders");
+            h.ca_file = row.ca_file;
+        }
+    }
+    brand_hosts_ = std::move(brands);
+    hosts_.prune(keep);
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [host, h] : hosts_.all()) {
+        h.gauges->queued.store(queued[host], std::memory_order_relaxed);
+        h.publish(now);
+    }
+}
+
+void Forwarder::write_health(const std::string& host, bool open, const std::string& error) {
+    HealthWrite w{host, open, error, {}};
+    for (const auto& [brand, h] : brand_hosts_)
+        if (h == host) w.brands.push_back(brand);
+    health_queue_.push_back(std::move(w));
+    if (health_writing_) return;
+    health_writing_ = true;
+    asio::co_spawn(strand_, health_writer(), log_failure("recording a POS breaker failed"));
+}
+
+asio::awaitable<void> Forwarder::health_writer() {
+    // In order, one at a time: an opening recorded after the closing that followed it would leave a false banner.
+    while (!health_queue_.empty()) {
+        HealthWrite w = std::move(health_queue_.front());
+        health_queue_.pop_front();
+        auto write = [w, env = options_.environment, id = options_.id](pqxx::connection& c) {
+            write_pos_health(c, env, w.host, w.open, w.error, w.brands, id);
+        };
+        try {
+            co_await pool_.run(std::move(write));
+        } catch (const std::exception& e) {
+            common::log::warn("could not record a POS breaker change", {{"host", w.host}, {"error", e.what()}});
+        }
+    }
+    health_writing_ = false;
+    wake_.notify();
 }
 
 }  // namespace hub::forward

@@ -40,13 +40,24 @@ void read_lines(std::string_view json, PosSource& s) {
 
 std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, int limit,
                                    std::chrono::seconds lease, const std::string& environment) {
+    return claim_jobs(conn, forwarder, ClaimPlan{limit, limit, {}}, lease, environment, std::chrono::minutes(30));
+}
+
+std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, const ClaimPlan& plan,
+                                   std::chrono::seconds lease, const std::string& environment,
+                                   std::chrono::seconds give_up) {
+    boost::json::array quotas;
+    quotas.reserve(plan.quotas.size());
+    for (const auto& [brand, n] : plan.quotas) quotas.push_back({{"b", brand}, {"n", n}});
     pqxx::work tx(conn);
     // The claim must walk the partial indexes in order and stop after `limit` rows. With statistics older than
     // the backlog (thousands of jobs stored faster than autovacuum analyzes), the planner takes the backlog for a
     // few rows and prefers a bitmap scan that reads and sorts all of it: 9 ms per claim at 8,000 pending. Only
     // this transaction plans kClaimJobs, so the plan it caches is the index walk.
     tx.exec0("SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off");
-    const auto rows = tx.exec_prepared(db::kClaimJobs, forwarder, static_cast<int>(lease.count()), limit, environment);
+    const auto rows =
+        tx.exec_prepared(db::kClaimJobs, forwarder, static_cast<int>(lease.count()), plan.limit, environment,
+                         plan.default_quota, boost::json::serialize(quotas), static_cast<int>(give_up.count()));
     std::vector<ClaimedJob> jobs;
     jobs.reserve(rows.size());
     for (const auto& r : rows) {
@@ -87,7 +98,7 @@ bool finish_in(pqxx::work& tx, const FinishRequest& req) {
     int n = result.first_attempt;
     for (const auto& a : result.attempts)
         tx.exec_prepared(db::kInsertAttempt, result.order_id, n++, a.url, static_cast<int>(a.http_status), a.latency_ms,
-                         a.outcome, a.error, a.response_excerpt, req.forwarder);
+                         a.outcome, a.error, a.response_excerpt, req.forwarder, a.started_us);
     auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, req.forwarder, result.state,
                                   static_cast<std::int64_t>(result.delay.count()), result.pos_order_id, result.error);
     if (owner.empty()) return false;
@@ -146,7 +157,8 @@ void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<Fi
                                 {"outcome", a.outcome},
                                 {"error", a.error},
                                 {"response_excerpt", a.response_excerpt},
-                                {"retrying", req.retrying}});
+                                {"retrying", req.retrying},
+                                {"started_us", a.started_us}});
     }
     std::set<std::string> held;
     for (const auto& row :
@@ -209,6 +221,52 @@ bool finish_job(pqxx::connection_base& conn, const std::string& forwarder, const
 void release_jobs(pqxx::connection_base& conn, const std::string& forwarder) {
     pqxx::work tx(conn);
     tx.exec_prepared(db::kReleaseJobs, forwarder);
+    tx.commit();
+}
+
+namespace {
+
+std::string json_strings(const std::vector<std::string>& values) {
+    boost::json::array a;
+    a.reserve(values.size());
+    for (const auto& v : values) a.emplace_back(v);
+    return boost::json::serialize(a);
+}
+
+}  // namespace
+
+void give_back_jobs(pqxx::connection_base& conn, const std::string& forwarder, const std::vector<std::string>& orders) {
+    pqxx::work tx(conn);
+    tx.exec_prepared(db::kGiveBackJobs, forwarder, json_strings(orders));
+    tx.commit();
+}
+
+void renew_leases(pqxx::connection_base& conn, const std::string& forwarder, std::chrono::seconds lease) {
+    pqxx::work tx(conn);
+    tx.exec_prepared(db::kRenewLeases, forwarder, static_cast<int>(lease.count()));
+    tx.commit();
+}
+
+std::int64_t give_up_jobs(pqxx::connection_base& conn, std::chrono::seconds give_up) {
+    pqxx::work tx(conn);
+    const auto n = tx.exec_prepared1(db::kGiveUpJobs, static_cast<int>(give_up.count()))[0].as<std::int64_t>();
+    tx.commit();
+    return n;
+}
+
+std::vector<PosHostRow> pos_hosts(pqxx::connection_base& conn, const std::string& environment) {
+    pqxx::read_transaction tx(conn);
+    std::vector<PosHostRow> out;
+    for (const auto& r : tx.exec_prepared(db::kPosHosts, environment))
+        out.push_back({r[0].as<std::string>(), r[1].as<std::string>(), text_or_empty(r[2]), r[3].as<std::int64_t>()});
+    return out;
+}
+
+void write_pos_health(pqxx::connection_base& conn, const std::string& environment, const std::string& host, bool open,
+                      const std::string& error, const std::vector<std::string>& brands, const std::string& forwarder) {
+    pqxx::work tx(conn);
+    tx.exec_prepared(db::kPosHealth, environment, host, error, open ? "open" : "closed", json_strings(brands),
+                     forwarder);
     tx.commit();
 }
 

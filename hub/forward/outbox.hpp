@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "hub/forward/bulkhead.hpp"
 #include "hub/forward/mapping.hpp"
 
 namespace pqxx {
@@ -46,6 +47,7 @@ struct AttemptRecord {
     std::string outcome;  ///< delivered, rejected, unauthorized, retry, login_failed, ...
     std::string error;
     std::string response_excerpt;
+    std::int64_t started_us = 0;  ///< when the exchange began, Unix µs (hub.pos_delivery_attempts.attempted_at)
 };
 
 /// How a claim ends.
@@ -60,7 +62,12 @@ struct JobResult {
     std::optional<std::string> new_token_sealed;  ///< a token from a fresh login, stored for the brand
 };
 
-/// Claims up to `limit` due jobs for `forwarder` (FOR UPDATE SKIP LOCKED, lease `lease`) and loads them.
+/// Claims due jobs for `forwarder` by `plan` (FOR UPDATE SKIP LOCKED, lease `lease`; jobs due longer than
+/// `give_up` are left to give_up_jobs) and loads them.
+std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, const ClaimPlan& plan,
+                                   std::chrono::seconds lease, const std::string& environment,
+                                   std::chrono::seconds give_up);
+/// Claims up to `limit` due jobs, at most `limit` of any brand, with the default give-up time of 30 minutes.
 std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, int limit,
                                    std::chrono::seconds lease, const std::string& environment);
 
@@ -91,5 +98,28 @@ void finish_jobs(pqxx::connection_base& conn, std::span<FinishRequest> requests,
 
 /// Gives back every job `forwarder` still holds (graceful stop).
 void release_jobs(pqxx::connection_base& conn, const std::string& forwarder);
+
+/// Gives back claims that were not sent (their claim is not counted as an attempt).
+void give_back_jobs(pqxx::connection_base& conn, const std::string& forwarder, const std::vector<std::string>& orders);
+
+/// Extends the lease of every job `forwarder` holds to `lease` from now.
+void renew_leases(pqxx::connection_base& conn, const std::string& forwarder, std::chrono::seconds lease);
+
+/// Ends as dead the pending jobs due longer than `give_up` (with a forward_dead status row): how many.
+std::int64_t give_up_jobs(pqxx::connection_base& conn, std::chrono::seconds give_up);
+
+/// One POS connection of an environment: its brand, base URL and CA file, and its due jobs waiting.
+struct PosHostRow {
+    std::string brand_id;
+    std::string base_url;
+    std::string ca_file;
+    std::int64_t due = 0;
+};
+std::vector<PosHostRow> pos_hosts(pqxx::connection_base& conn, const std::string& environment);
+
+/// Records that the breaker of `host` opened (`open`, with `error`) or closed, for each of `brands` in
+/// `environment` (hub.pos_connection_health, read by the dashboard).
+void write_pos_health(pqxx::connection_base& conn, const std::string& environment, const std::string& host, bool open,
+                      const std::string& error, const std::vector<std::string>& brands, const std::string& forwarder);
 
 }  // namespace hub::forward

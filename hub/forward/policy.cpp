@@ -75,4 +75,38 @@ std::chrono::milliseconds backoff(int failed_attempts, double jitter, std::optio
     return wait;
 }
 
+LoginAnswer classify_login(unsigned status, std::string_view body, bool bad_url, std::string_view failure) {
+    LoginAnswer a;
+    if (status == 0) {
+        a.retry = !bad_url;
+        a.reason = std::string(failure);
+        return a;
+    }
+    if (status == 200) {
+        boost::system::error_code ec;
+        auto v = boost::json::parse(body, ec);
+        const auto* o = ec ? nullptr : v.if_object();
+        const auto* t = o ? o->if_contains("access_token") : nullptr;
+        if (t && t->is_string() && !t->get_string().empty()) {
+            a.token = std::string(t->get_string());
+            return a;
+        }
+    }
+    a.retry = status == 408 || status == 429 || status >= 500;
+    a.reason = "login refused: HTTP " + std::to_string(status);
+    return a;
+}
+
+Decision decide(const Classified& outcome, int attempt, double jitter) {
+    switch (outcome.verdict) {
+        case Verdict::delivered: return {"delivered", {}, {}, outcome.pos_order_id};
+        case Verdict::rejected: return {"rejected", {}, outcome.reason, {}};
+        case Verdict::unauthorized: return {"auth_failed", {}, outcome.reason, {}};
+        case Verdict::retry: break;
+    }
+    if (attempt >= kMaxAttempts)
+        return {"dead", {}, "gave up after " + std::to_string(attempt) + " attempts: " + outcome.reason, {}};
+    return {"pending", backoff(attempt, jitter, outcome.retry_after), outcome.reason, {}};
+}
+
 }  // namespace hub::forward

@@ -28,8 +28,33 @@ Classified classify_response(unsigned status, std::string_view body, std::option
 /// Classifies a transport failure (no HTTP answer): retried, except a URL that cannot work (rejected).
 Classified classify_failure(bool bad_url, std::string_view error);
 
+/// How a login (`POST /api/login`) ended: a token; or a refusal (`retry` false: the job is auth_failed); or a POS
+/// that could not answer (no answer, 408, 429, 5xx: `retry`, the job is tried again later like any delivery).
+struct LoginAnswer {
+    std::optional<std::string> token;
+    bool retry = false;
+    std::string reason;
+};
+
+/// Classifies a login's answer: `status` 0 when none arrived (then `failure` says why; `bad_url` for a URL that
+/// cannot work), else the HTTP status and body.
+LoginAnswer classify_login(unsigned status, std::string_view body, bool bad_url, std::string_view failure);
+
 /// Attempts before a job is `dead`.
 inline constexpr int kMaxAttempts = 12;
+
+/// How a claim ends, from the verdict of its last exchange (the answer table of product.md section 6).
+struct Decision {
+    std::string_view state;              ///< delivered, rejected, auth_failed, pending (retry later) or dead
+    std::chrono::milliseconds delay{0};  ///< for pending: the back-off before the next attempt
+    std::string error;                   ///< last_error (empty when delivered)
+    std::string pos_order_id;            ///< when delivered
+};
+
+/// The next state of a job whose attempt number `attempt` ended in `outcome`: delivered; rejected; auth_failed
+/// (a 401 that a login could not cure); a retry after backoff(attempt, jitter, Retry-After), or dead once
+/// `attempt` reached kMaxAttempts.
+Decision decide(const Classified& outcome, int attempt, double jitter);
 
 /// The wait before the next attempt after `failed_attempts` (1 = the first attempt failed): 1 s doubling to
 /// 5 min, times (1 + 0.2 * jitter) with jitter in [-1, 1]; at least `retry_after` when the POS asked for it

@@ -33,7 +33,8 @@ ResendOutcome resend_order(pqxx::transaction_base& tx, const std::string& order_
         return out;
     }
     tx.exec_params(
-        "UPDATE hub.forward_jobs SET state = 'pending', due_at = now(), attempts = 0, last_error = NULL, "
+        "UPDATE hub.forward_jobs SET state = 'pending', due_at = now(), due_since = now(), attempts = 0, "
+        "last_error = NULL, "
         "updated_at = now() WHERE order_id = $1",
         order_id);
     // libpqxx 6.4 sends a null `const char*` as NULL (it has no std::optional parameters).

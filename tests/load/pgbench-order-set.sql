@@ -28,7 +28,7 @@ INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, sourc
 SELECT '00000000-0000-7000-8000-' || lpad(((:base)::bigint + g)::text, 12, '0'), 'DEMO-1', '@PARTNER@', 'received',
        'platform', '2024-05-01 18:02:11+00', true
 FROM generate_series(1, 100) AS g;
-INSERT INTO hub.forward_jobs (order_id, due_at)
-SELECT '00000000-0000-7000-8000-' || lpad(((:base)::bigint + g)::text, 12, '0'), now()
+INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since)
+SELECT '00000000-0000-7000-8000-' || lpad(((:base)::bigint + g)::text, 12, '0'), 'DEMO', now(), now()
 FROM generate_series(1, 100) AS g;
 COMMIT;

@@ -22,5 +22,5 @@ VALUES ('00000000-0000-7000-8000-' || lpad((:oid)::text, 12, '0'), 0, 0, 'M-CHEE
 INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
 VALUES ('00000000-0000-7000-8000-' || lpad((:oid)::text, 12, '0'), 'DEMO-1', '@PARTNER@', 'received', 'platform',
         '2024-05-01 18:02:11+00', true);
-INSERT INTO hub.forward_jobs (order_id, due_at)
-VALUES ('00000000-0000-7000-8000-' || lpad((:oid)::text, 12, '0'), now());
+INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since)
+VALUES ('00000000-0000-7000-8000-' || lpad((:oid)::text, 12, '0'), 'DEMO', now(), now());
