@@ -42,9 +42,21 @@ int serve(const common::config::ParsedArgs& args) {
         fopts.environment = args.get("pos-environment").value_or("production");
         fopts.database_url = cfg.database_url;
         fopts.max_in_flight = number("forward-concurrency", 1, 10'000);
-        fopts.client.max_connections_per_host = number("forward-per-host", 1, 1'000);
+        fopts.per_host = number("forward-per-host", 1, 1'000);
+        fopts.client.max_connections_per_host = fopts.per_host;
         fopts.client.read_timeout = std::chrono::milliseconds(number("forward-timeout-ms", 100, 120'000));
+        fopts.client.connect_timeout = std::chrono::milliseconds(number("forward-connect-timeout-ms", 100, 60'000));
         fopts.lease = std::chrono::seconds(number("forward-lease-seconds", 5, 3600));
+        fopts.breaker.failures_to_open = static_cast<int>(number("forward-breaker-failures", 1, 1'000));
+        fopts.breaker.first_probe = std::chrono::milliseconds(number("forward-breaker-probe-ms", 100, 3'600'000));
+        fopts.breaker.max_probe = std::chrono::milliseconds(number("forward-breaker-probe-max-ms", 100, 3'600'000));
+        if (fopts.breaker.max_probe < fopts.breaker.first_probe)
+            throw common::cli::UserError("--forward-breaker-probe-max-ms must not be below --forward-breaker-probe-ms");
+        auto give_up =
+            common::config::parse_duration(args.get("forward-give-up-after").value_or(""), std::chrono::seconds(1),
+                                           std::chrono::hours(24 * 30), "--forward-give-up-after", error);
+        if (!give_up) throw common::cli::UserError(error);
+        fopts.give_up = *give_up;
     }
 
     metrics::HubMetrics hub_metrics;
@@ -62,7 +74,7 @@ int serve(const common::config::ParsedArgs& args) {
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
     dashboard::EventFeed feed(ioc, pool);
-    dashboard::Dashboard board(pool, feed, cfg.tls.has_value());
+    dashboard::Dashboard board(pool, feed, cfg.tls.has_value(), args.get("pos-environment").value_or("production"));
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
     routes.serve_metrics(&metrics_endpoint);
@@ -110,13 +122,13 @@ common::cli::Command serve_command() {
                        .default_value = "production"});
     options.push_back({.name = "forward-concurrency",
                        .env = "ORDERHUB_FORWARD_CONCURRENCY",
-                       .help = "deliveries to POS systems at once",
+                       .help = "deliveries to POS systems at once, all hosts together",
                        .placeholder = "N",
-                       .default_value = "128"});
+                       .default_value = "512"});
     options.push_back({.name = "forward-per-host",
                        .env = "ORDERHUB_FORWARD_PER_HOST",
-                       .help = "deliveries at once to one POS host at most; halved while it answers 429 or 503 "
-                               "or times out, then raised again",
+                       .help = "deliveries at once to one POS host (scheme, host, port) at most, its bulkhead; "
+                               "halved while it answers 429 or 503 or times out, then raised again",
                        .placeholder = "N",
                        .default_value = "64"});
     options.push_back({.name = "forward-timeout-ms",
@@ -124,6 +136,33 @@ common::cli::Command serve_command() {
                        .help = "how long to wait for a POS answer",
                        .placeholder = "MS",
                        .default_value = "15000"});
+    options.push_back({.name = "forward-connect-timeout-ms",
+                       .env = "ORDERHUB_FORWARD_CONNECT_TIMEOUT_MS",
+                       .help = "how long to wait for a POS connection (name resolution and TCP connect)",
+                       .placeholder = "MS",
+                       .default_value = "5000"});
+    options.push_back({.name = "forward-breaker-failures",
+                       .env = "ORDERHUB_FORWARD_BREAKER_FAILURES",
+                       .help = "consecutive failures (refused, time-out, 502, 503, 504) that open a POS host's "
+                               "circuit breaker: nothing more is sent there but one probe at a time",
+                       .placeholder = "N",
+                       .default_value = "5"});
+    options.push_back({.name = "forward-breaker-probe-ms",
+                       .env = "ORDERHUB_FORWARD_BREAKER_PROBE_MS",
+                       .help = "from a breaker's opening to its first probe delivery; doubles after each failed probe",
+                       .placeholder = "MS",
+                       .default_value = "5000"});
+    options.push_back({.name = "forward-breaker-probe-max-ms",
+                       .env = "ORDERHUB_FORWARD_BREAKER_PROBE_MAX_MS",
+                       .help = "the longest wait between two probes of an open breaker",
+                       .placeholder = "MS",
+                       .default_value = "60000"});
+    options.push_back({.name = "forward-give-up-after",
+                       .env = "ORDERHUB_FORWARD_GIVE_UP_AFTER",
+                       .help = "a job still undelivered this long after it was due becomes dead, breaker or not "
+                               "(90s, 30m, 2h)",
+                       .placeholder = "DURATION",
+                       .default_value = "30m"});
     options.push_back({.name = "rate-limit-per-second",
                        .env = "ORDERHUB_RATE_LIMIT_PER_SECOND",
                        .help = "webhook requests per second per partner (default for `partner limit`)",

@@ -10,6 +10,7 @@
 #include "common/json/parse.hpp"
 #include "common/log/log.hpp"
 #include "hub/dashboard/auth.hpp"
+#include "hub/dashboard/branches.hpp"
 #include "hub/dashboard/feed.hpp"
 #include "hub/dashboard/orders.hpp"
 #include "hub/dashboard/web.hpp"
@@ -45,6 +46,10 @@ Response ok(json::object body) {
 }
 
 Response unauthenticated() { return failed(401, "unauthenticated", "log in first (no session, or it expired)"); }
+
+Response forbidden_branch(const std::string& branch) {
+    return failed(403, "forbidden_branch", "this user may not see branch '" + branch + "'");
+}
 
 struct User {
     std::string id;
@@ -163,7 +168,8 @@ std::optional<std::int64_t> parse_event_id(std::string_view s) {
 
 }  // namespace
 
-Dashboard::Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls) : pool_(pool), feed_(feed), tls_(tls) {}
+Dashboard::Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls, std::string pos_environment)
+    : pool_(pool), feed_(feed), tls_(tls), pos_environment_(std::move(pos_environment)) {}
 
 boost::asio::awaitable<std::optional<Response>> Dashboard::handle(const Request& req) {
     if (req.path.rfind(kApi, 0) == 0) {
@@ -321,8 +327,7 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
             pqxx::read_transaction tx(c);
             auto user = load_user(tx, hash);
             if (!user) return unauthenticated();
-            if (!user->sees(branch))
-                return failed(403, "forbidden_branch", "this user may not see branch '" + branch + "'");
+            if (!user->sees(branch)) return forbidden_branch(branch);
             // "today" starts at the given time (the browser's local midnight) or else at UTC midnight.
             json::array orders;
             for (const auto& r : tx.exec_params(
@@ -338,6 +343,19 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
                      branch, filter, since, static_cast<long long>(kListLimit)))
                 orders.push_back(summary_json(r, 0));
             return ok({{"branch", branch}, {"filter", filter}, {"orders", std::move(orders)}});
+        };
+        co_return co_await pool_.run(std::move(job));
+    }
+
+    if (path == "branches") {
+        if (post) co_return failed(405, "method_not_allowed", "use GET");
+        const std::string branch = query_param(req.target, "branch").value_or("");
+        auto job = [hash, branch, environment = pos_environment_](pqxx::connection& c) {
+            pqxx::read_transaction tx(c);
+            auto user = load_user(tx, hash);
+            if (!user) return unauthenticated();
+            if (!branch.empty() && !user->sees(branch)) return forbidden_branch(branch);
+            return ok({{"branches", branch_states(tx, user->id, environment, branch)}});
         };
         co_return co_await pool_.run(std::move(job));
     }
@@ -420,8 +438,7 @@ boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string 
         };
         auto user = co_await pool_.run(std::move(job));
         if (!user) co_return unauthenticated();
-        if (!branch.empty() && !user->sees(branch))
-            co_return failed(403, "forbidden_branch", "this user may not see branch '" + branch + "'");
+        if (!branch.empty() && !user->sees(branch)) co_return forbidden_branch(branch);
         std::set<std::string> branches;
         for (const auto& [b, name] : user->branches)
             if (branch.empty() || b == branch) branches.insert(b);

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <optional>
+#include <string>
 
 #include "common/http/message.hpp"
 #include "hub/dashboard/auth.hpp"
@@ -17,11 +18,12 @@ class EventFeed;
 
 /// The merchant dashboard's HTTP surface: the page under /dashboard/ (embedded files) and the JSON API and event
 /// stream under /api/dashboard/. Every API call but login needs a session cookie; every POST needs the CSRF
-/// token; every answer is limited to the branches the user may see. Holds references only.
+/// token; every answer is limited to the branches the user may see. Holds references to the pool and the feed.
 class Dashboard {
 public:
-    /// `tls`: the listener speaks HTTPS (session cookies get `Secure`).
-    Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls);
+    /// `tls`: the listener speaks HTTPS (session cookies get `Secure`). `pos_environment`: the POS connections
+    /// this hub delivers to (`orderhub serve --pos-environment`), whose health the board shows.
+    Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls, std::string pos_environment);
 
     /// The answer when `req` is for the dashboard, else nullopt.
     boost::asio::awaitable<std::optional<common::http::Response>> handle(const common::http::Request& req);
@@ -32,6 +34,7 @@ private:
     common::db::Pool& pool_;
     EventFeed& feed_;
     bool tls_;
+    std::string pos_environment_;
     std::atomic<int> logins_{0};
     LoginThrottle throttle_;  ///< password checks in progress (each holds a database worker ~0.3 s)
 };

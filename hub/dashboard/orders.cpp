@@ -9,15 +9,15 @@
 namespace hub::dashboard {
 namespace {
 
-std::string iso(const std::string& column) {
-    return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
-}
-
 boost::json::value nullable(const pqxx::field& f) {
     return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
 }
 
 }  // namespace
+
+std::string iso(const std::string& column) {
+    return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+}
 
 const std::string kSummaryColumns =
     "o.id, p.label, o.external_id, o.branch_id, o.order_type, o.total::text, o.delivery_status, "

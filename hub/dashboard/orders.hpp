@@ -14,6 +14,9 @@ class transaction_base;
 
 namespace hub::dashboard {
 
+/// A SQL expression for the ISO 8601 text (UTC, milliseconds, `Z`) of the timestamptz `column`; null stays null.
+std::string iso(const std::string& column);
+
 /// Columns of an order summary (alias o = hub.orders, p = hub.partners, j = hub.forward_jobs); kSummaryWidth of them.
 extern const std::string kSummaryColumns;
 /// FROM clause joining o, p and j.

@@ -58,6 +58,11 @@ export function orders(branch, filter, since) {
   return call('GET', 'orders?' + q.toString()).then((d) => d.orders);
 }
 
+// The branch's POS connection: { id, pos_unreachable_since, orders_waiting } (both null while it is reachable).
+export function branch(id) {
+  return call('GET', 'branches?' + new URLSearchParams({ branch: id }).toString()).then((d) => d.branches[0]);
+}
+
 export function order(id) {
   return call('GET', 'orders/' + encodeURIComponent(id)).then((d) => d.order);
 }

@@ -69,6 +69,44 @@ function banner(kind, text, orderId, { sound = true } = {}) {
   if (sound) chime(kind === 'problem');
 }
 
+// ---- the branch's POS connection ----
+// While the hub cannot reach the branch's POS (its circuit breaker is open) a banner says since when and how many
+// orders wait; it goes when the POS is reachable again. Asked every 15 s, and soon after an event while it shows.
+const POS_POLL_MS = 15_000;
+let posTimer = null;
+let posSoon = null;
+let posRound = 0; // answers of an older round (another branch, a stopped board) are dropped
+function showPos(b) {
+  const box = $('pos-banner');
+  const down = Boolean(b && b.pos_unreachable_since);
+  const text = down ? fmt.posUnreachable(b.pos_unreachable_since, b.orders_waiting) : '';
+  if (down && box.hidden) chime(true);
+  box.hidden = !down;
+  if (box.textContent !== text) box.textContent = text; // unchanged text is not announced again
+}
+function stopPos() {
+  posRound++;
+  clearTimeout(posTimer);
+  clearTimeout(posSoon);
+  posSoon = null;
+  showPos(null);
+}
+async function refreshPos() {
+  clearTimeout(posTimer);
+  clearTimeout(posSoon);
+  posSoon = null;
+  const round = ++posRound;
+  if (!state.user || !state.branch) return;
+  try {
+    const b = await api.branch(state.branch);
+    if (round === posRound) showPos(b);
+  } catch (e) {
+    // Otherwise keep what is shown: the stream's state already says when the hub is away.
+    if (e.status === 401 && round === posRound) return showLogin('Your session ended; log in again.');
+  }
+  if (round === posRound) posTimer = setTimeout(refreshPos, POS_POLL_MS);
+}
+
 // ---- filters ----
 function matches(o) {
   switch (state.filter) {
@@ -244,6 +282,8 @@ function onEvent(ev) {
   state.orders.set(o.id, o);
   notice(prev, o, ev.kind === 'status' && ev.detail === 'received', true);
   renderList();
+  // Orders come and go while the POS is away: the count follows within a few seconds.
+  if (!$('pos-banner').hidden && !posSoon) posSoon = setTimeout(refreshPos, 2000);
   if (state.selected === o.id) select(o.id);
 }
 
@@ -251,8 +291,11 @@ function setLive(s) {
   const live = $('live');
   live.dataset.state = s;
   live.textContent = { live: 'Live', connecting: 'Connecting…', offline: 'Offline — reconnecting' }[s];
-  // After a (re)connection the list is reloaded, so nothing missed while away stays missing.
-  if (s === 'live') loadList();
+  // After a (re)connection the list and the POS state are reloaded, so nothing missed while away stays missing.
+  if (s === 'live') {
+    loadList();
+    refreshPos();
+  }
 }
 
 async function loadList() {
@@ -276,6 +319,7 @@ async function loadList() {
 
 function follow() {
   if (state.stream) state.stream.stop();
+  stopPos();
   state.stream = api.follow(state.branch, { onEvent, onState: setLive, onSessionEnded: () => showLogin('Your session ended; log in again.') });
 }
 
@@ -288,6 +332,7 @@ function handleError(e) {
 function showLogin(message = '') {
   if (state.stream) state.stream.stop();
   state.stream = null;
+  stopPos();
   state.user = null;
   state.orders.clear();
   state.phones.clear();

@@ -67,6 +67,12 @@ export function dateTime(iso) {
   return d.toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 }
 
+// "POS unreachable since 14:02, 12 orders waiting" (the date too when it is not today), in the browser's time.
+export function posUnreachable(since, waiting) {
+  const when = new Date(since).toDateString() === new Date().toDateString() ? time(since) : dateTime(since);
+  return `POS unreachable since ${when}, ${waiting} order${waiting === 1 ? '' : 's'} waiting`;
+}
+
 export function reference(order) {
   return `${order.partner} #${order.external_id}`;
 }

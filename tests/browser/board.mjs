@@ -206,7 +206,7 @@ try {
 
   // The other branch's user saw none of it, and cannot fetch it.
   check((await b.locator('.order').count()) === 0, 'the other branch shows no orders');
-  check((await b.locator('.banner').count()) === 0, 'the other branch got no banners');
+  check((await b.locator('.banner:visible').count()) === 0, 'the other branch got no banners');
   check((await chimes(b)) === 0, 'the other branch heard nothing');
   const peek = await b.evaluate(async (id) => (await fetch('/api/dashboard/orders/' + id)).status, created.order_id);
   check(peek === 404, `the other branch's user gets 404 for the order (${peek})`);
@@ -222,6 +222,24 @@ try {
   await a.waitForFunction(() => !document.querySelector('.order[data-external-id="B-4"]'));
   check((await a.locator('.order').count()) === 0, 'no problems after the resend');
   await shot(a, '13-problems-empty');
+
+  // The brand's POS connection is unreachable (a forwarder's circuit breaker for its host opened): both branches'
+  // boards raise a banner with the time in the browser's clock and how many of the branch's orders wait (alice:
+  // the scheduled B-4; bob: none); it goes when the breaker closes. The board asks every 15 s.
+  const since = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString();
+  await control(`pos-health open ${since}`);
+  const hhmm = await a.evaluate((iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), since);
+  const posBanner = a.locator('#pos-banner:not([hidden])');
+  await posBanner.waitFor({ timeout: 20_000 });
+  const bannerText = await posBanner.textContent();
+  check(bannerText === `POS unreachable since ${hhmm}, 1 order waiting`, `alice's POS banner: "${bannerText}"`);
+  await b.locator('#pos-banner:not([hidden])').waitFor({ timeout: 20_000 });
+  check((await b.textContent('#pos-banner')).endsWith(', 0 orders waiting'), 'bob: the same POS, none of his orders wait');
+  await shot(a, '14-pos-unreachable-banner');
+  await control('pos-health closed');
+  await a.locator('#pos-banner[hidden]').waitFor({ state: 'attached', timeout: 20_000 });
+  await b.locator('#pos-banner[hidden]').waitFor({ state: 'attached', timeout: 20_000 });
+  check(!(await a.isVisible('#pos-banner')), 'the POS banner goes when the breaker closes');
 
   // Log out: the board goes back to the login form and the session is gone.
   await a.click('#logout');

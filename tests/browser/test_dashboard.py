@@ -10,7 +10,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 
-from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env, psql, run)  # noqa: E402
+from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env,  # noqa: E402
+                     pos_health, psql, run)
 
 if not os.path.isdir(os.path.join(HERE, "node_modules", "playwright-core")):
     sys.exit("tests/browser/node_modules is missing: run `npm ci` in tests/browser (tests/run.sh does)")
@@ -69,6 +70,10 @@ for line in node.stdout:
         eq(pos.stop(), 0, "the POS stops")
     elif line.startswith("CONTROL start-pos"):
         pos = Service(POS, env=penv, listen=f"127.0.0.1:{pos.port}")
+    elif line.startswith("CONTROL pos-health"):
+        words = line.split()  # CONTROL pos-health open ISO-TIME, or CONTROL pos-health closed
+        since = words[3] if words[2] == "open" else None
+        pos_health(hub_url, "DEMO", "production", since, host=f"http://127.0.0.1:{pos.port}")
     else:
         continue
     node.stdin.write("ok\n")

@@ -43,6 +43,16 @@ def psql(url, sql):
     return out.stdout.strip()
 
 
+def pos_health(url, brand, environment, since, host="http://127.0.0.1:9"):
+    """Writes what a forwarder writes when its circuit breaker for a brand's POS host opens (`since`: an ISO time)
+    or closes (`since` None): the row of hub.pos_connection_health that the dashboard's banner reads."""
+    state, at = ("open", f"'{since}'") if since else ("closed", "NULL")
+    psql(url, "INSERT INTO hub.pos_connection_health (brand_id, environment, host, state, unreachable_since, "
+              f"last_error, forwarder) VALUES ('{brand}', '{environment}', '{host}', '{state}', {at}, "
+              "'connection refused', 'test') ON CONFLICT (brand_id, environment) DO UPDATE SET state = "
+              "EXCLUDED.state, unreachable_since = EXCLUDED.unreachable_since, updated_at = now()")
+
+
 def pg_ctl(action):
     """Stops or starts the test cluster (deploy/pg-local.sh stop|start), for outage tests."""
     pgdir = os.environ.get("ORDERHUB_TEST_PG_DIR")

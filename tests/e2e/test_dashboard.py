@@ -1,6 +1,7 @@
 """The merchant dashboard's server side with the real orderhub and PostgreSQL: users and sessions, CSRF, scope
 enforced on every JSON call and on the event stream, the resend action and its audit row, live events with
-Last-Event-ID resume, and a clean SIGTERM with a stream open. (tests/browser drives the page itself.)"""
+Last-Event-ID resume, the POS-unreachable state of each branch (of the hub's POS environment), and a clean SIGTERM
+with a stream open. (tests/browser drives the page itself.)"""
 import http.client
 import json
 import os
@@ -13,7 +14,8 @@ import tempfile
 import threading
 import time
 
-from harness import (HUB, SOURCE, Service, check, create_database, eq, finish, hub_env, pg_ctl, psql, run)
+from harness import (HUB, SOURCE, Service, check, create_database, eq, finish, hub_env, pg_ctl, pos_health, psql,
+                     run)
 
 hub_url = create_database()
 henv = hub_env(hub_url)
@@ -367,6 +369,41 @@ c = Stream(carol, "", last_id=0)
 eq(c.events_until_quiet(1.5), [], "another brand's user replays none of it")
 c.close()
 
+# ---- the POS connection's health: the banner of branches whose POS the forwarders cannot reach ----
+def branch_states(cookie, query=""):
+    status, _, body = request("GET", "/api/dashboard/branches" + query, cookie=cookie)
+    return status, body.get("branches") if isinstance(body, dict) else body
+
+
+reachable = {"pos_unreachable_since": None, "orders_waiting": None}
+eq(branch_states(alice), (200, [{"id": "DEMO-1", **reachable}]), "alice: DEMO-1's POS is reachable")
+eq(branch_states(carol), (200, [{"id": "OTHER-1", **reachable}]), "carol: every branch of her brand")
+eq(branch_states(alice, "?branch=DEMO-1"), (200, [{"id": "DEMO-1", **reachable}]), "one branch")
+eq(branch_states(alice, "?branch=DEMO-2")[0], 403, "alice may not ask about DEMO-2")
+eq(branch_states("forged")[0], 401, "no session: 401")
+eq(request("POST", "/api/dashboard/branches", cookie=alice, csrf=alice_csrf)[0], 405, "POST: 405")
+
+# Waiting: the branch's jobs pending or in flight (`one` was resent, `three` is dead).
+seven = send("D-7", "DEMO-1")
+eight = send("D-8", "DEMO-1")
+psql(hub_url, f"UPDATE hub.forward_jobs SET state = 'in_flight', lease_until = now() + interval '1 minute' "
+              f"WHERE order_id = '{eight}'")
+pos_health(hub_url, "DEMO", "staging", "2024-05-01 13:00:00+00")
+pos_health(hub_url, "OTHER", "staging", "2024-05-01 13:00:00+00")
+eq(branch_states(alice)[1], [{"id": "DEMO-1", **reachable}], "a breaker of another environment does not count")
+pos_health(hub_url, "DEMO", "production", "2024-05-01 14:02:00+00")
+down = {"pos_unreachable_since": "2024-05-01T14:02:00.000Z"}
+eq(branch_states(alice), (200, [{"id": "DEMO-1", **down, "orders_waiting": 3}]),
+   "alice: DEMO-1's POS unreachable since 14:02, three orders waiting (pending and in flight)")
+eq(branch_states(bob)[1], [{"id": "DEMO-2", **down, "orders_waiting": 2}],
+   "bob: the brand's other branch too, with its own count (cancelled jobs do not wait)")
+eq(branch_states(carol)[1], [{"id": "OTHER-1", **reachable}], "another brand's branch: no banner")
+psql(hub_url, f"UPDATE hub.forward_jobs SET state = 'delivered' WHERE order_id = '{seven}'")
+eq(branch_states(alice)[1][0]["orders_waiting"], 2, "a delivered order no longer waits")
+pos_health(hub_url, "DEMO", "production", None)
+eq(branch_states(alice)[1], [{"id": "DEMO-1", **reachable}], "the breaker closed: the banner goes")
+eq(branch_states(bob)[1], [{"id": "DEMO-2", **reachable}], "for every branch of the brand")
+
 # ---- logout and expiry ----
 eq(request("POST", "/api/dashboard/logout", cookie=alice)[0], 403, "logout without CSRF: 403")
 status, headers, _ = request("POST", "/api/dashboard/logout", cookie=alice, csrf=alice_csrf)
@@ -406,7 +443,8 @@ eq(request("GET", "/api/dashboard/session", cookie=erin)[0], 200, "back once the
 certs = tempfile.mkdtemp(prefix="dashboard-certs-")
 subprocess.run([os.path.join(SOURCE, "deploy", "make-cert.sh"), certs], check=True, capture_output=True)
 tls = Service(HUB, "--role", "api", env={**henv, "ORDERHUB_TLS_CERT": f"{certs}/server.pem",
-                                         "ORDERHUB_TLS_KEY": f"{certs}/server.key"})
+                                         "ORDERHUB_TLS_KEY": f"{certs}/server.key",
+                                         "ORDERHUB_POS_ENVIRONMENT": "staging"})
 ctx = ssl.create_default_context(cafile=f"{certs}/ca.pem")
 conn = http.client.HTTPSConnection("127.0.0.1", tls.port, context=ctx, timeout=10)
 conn.request("POST", "/api/dashboard/login", body=json.dumps({"email": "bob@demo.test", "password": PASSWORD}),
@@ -418,6 +456,13 @@ conn.close()
 eq(resp.status, 200, "login over HTTPS")
 check("Secure" in cookie and "HttpOnly" in cookie, f"the cookie is Secure over TLS: {cookie}")
 bob_tls = cookie.split(";", 1)[0].split("=", 1)[1]
+conn = http.client.HTTPSConnection("127.0.0.1", tls.port, context=ctx, timeout=10)
+conn.request("GET", "/api/dashboard/branches", headers={"Cookie": f"orderhub_session={bob_tls}"})
+resp = conn.getresponse()
+eq(json.loads(resp.read()).get("branches"), [{"id": "DEMO-2", "pos_unreachable_since": "2024-05-01T13:00:00.000Z",
+                                              "orders_waiting": 2}],
+   "a hub serving --pos-environment staging reports the staging connection")
+conn.close()
 time.sleep(1)
 raw = ctx.wrap_socket(socket.create_connection(("127.0.0.1", tls.port), timeout=10), server_hostname="127.0.0.1")
 t = Stream(bob_tls, "?branch=DEMO-2", sock=raw, port=tls.port)
