@@ -13,7 +13,9 @@ setup.set_pos(proxy_port)
 pos = setup.start_pos()
 proxy = FaultProxy(proxy_port, setup.pos_port, delay=5.0)
 port = free_port()
-hub = setup.start_hub(port, "--forward-timeout-ms", "2000")
+# The POS's breaker opens during the outage; probes at most 2 s apart meet the slow phase too.
+hub = setup.start_hub(port, "--forward-timeout-ms", "2000", "--forward-breaker-probe-ms", "1000",
+                      "--forward-breaker-probe-max-ms", "2000")
 before = Platform(lambda: port, setup.webhook_path, workers=8, prefix="B")
 before.run(3, drain=10)
 proxy.set_mode("down")
