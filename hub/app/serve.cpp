@@ -46,7 +46,14 @@ int serve(const common::config::ParsedArgs& args) {
         fopts.client.max_connections_per_host = fopts.per_host;
         fopts.client.read_timeout = std::chrono::milliseconds(number("forward-timeout-ms", 100, 120'000));
         fopts.client.connect_timeout = std::chrono::milliseconds(number("forward-connect-timeout-ms", 100, 60'000));
+        // The forwarder never waits long for a host's slot: it claims only what the host has room for.
+        fopts.client.queue_timeout = std::chrono::milliseconds(1000);
         fopts.lease = std::chrono::seconds(number("forward-lease-seconds", 5, 3600));
+        const auto longest = std::chrono::ceil<std::chrono::seconds>(forward::longest_exchange(fopts.client));
+        if (fopts.lease <= longest)
+            throw common::cli::UserError("--forward-lease-seconds must be above " + std::to_string(longest.count()) +
+                                         ", the longest one POS exchange can take with these time-outs (a job is "
+                                         "never sent on a lease that could end during the exchange)");
         fopts.breaker.failures_to_open = static_cast<int>(number("forward-breaker-failures", 1, 1'000));
         fopts.breaker.first_probe = std::chrono::milliseconds(number("forward-breaker-probe-ms", 100, 3'600'000));
         fopts.breaker.max_probe = std::chrono::milliseconds(number("forward-breaker-probe-max-ms", 100, 3'600'000));

@@ -270,12 +270,14 @@ asio::awaitable<void> Forwarder::give_back(std::vector<std::string> orders) {
     }
 }
 
+std::chrono::milliseconds longest_exchange(const common::http::ClientOptions& o) {
+    return o.queue_timeout + o.connect_timeout + o.handshake_timeout + o.write_timeout + o.read_timeout +
+           std::chrono::seconds(2);
+}
+
 bool Forwarder::lease_allows_exchange(const Delivery& d) const {
-    const auto& o = options_.client;
-    const auto exchange = o.queue_timeout + o.connect_timeout + o.handshake_timeout + o.write_timeout + o.read_timeout +
-                          std::chrono::seconds(2);
     const auto held_until = std::max(d.claimed_at, renewed_at_) + options_.lease;
-    return std::chrono::steady_clock::now() + exchange < held_until;
+    return std::chrono::steady_clock::now() + longest_exchange(options_.client) < held_until;
 }
 
 void Forwarder::note_exchange(Delivery& d, const common::http::ClientResult& res, std::string_view why) {

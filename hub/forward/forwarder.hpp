@@ -163,6 +163,10 @@ private:
     std::thread listener_;
 };
 
+/// The longest one exchange with a POS can take with these time-outs (a wait for a slot, connect, TLS handshake,
+/// write, read), plus a margin: a claim's lease must be longer, or no job could ever be sent on it.
+std::chrono::milliseconds longest_exchange(const common::http::ClientOptions& client);
+
 /// A forwarder id: host name, process id and a random suffix.
 std::string new_forwarder_id();
 

@@ -8,7 +8,7 @@ from faultproxy import FaultProxy
 from lib import SHORT, Platform, Setup, finish, forwarder_id, free_port, log, psql, reconcile
 
 seconds = 20 if SHORT else 60
-lease = 10
+lease = 30  # above the longest POS exchange with these time-outs (orderhub refuses less)
 setup = Setup(tempfile.mkdtemp(prefix="rel-s5-"))
 proxy_port = free_port()
 setup.set_pos(proxy_port)
