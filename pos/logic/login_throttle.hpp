@@ -12,7 +12,7 @@ struct LoginThrottleRule {
     std::chrono::seconds window{15 * 60};
 };
 
-/// The rule orderpos applies (documented in the README).
+/// The rule orderpos applies (documented in docs/pos.md).
 inline constexpr LoginThrottleRule kLoginThrottle{};
 
 /// The stored failures of one email: the count and the time since the last one.
