@@ -5,8 +5,13 @@
 #   2. steady: one `orderhub serve` (api and forwarder) receives 500 orders/s on a fixed schedule
 #      (tests/load/send_orders.py) for BENCH_SECONDS; the commit -> POS latency p50/p99, measured from the
 #      databases: hub.orders.created_at (the order's transaction) against pos.orders.created_at (the POS stored
-#      it, just before answering) and against the delivered attempt's attempted_at (written when the hub recorded
-#      the answer: an upper bound).
+#      it, just before answering) and against the delivered attempt's answer (attempted_at, the exchange's start,
+#      plus latency_ms: when the hub had the POS's answer);
+#   3. beside a black-holed POS (product.md section 10): a second brand whose POS accepts connections and never
+#      answers (tests/reliability/faultproxy.py blackhole), then runs 1 and 2 again for the healthy POS with the
+#      black-holed brand's orders mixed in: BENCH_BLACKHOLE_ORDERS stored with the drain, BENCH_BLACKHOLE_RATE
+#      orders/s beside the steady run. The healthy POS's drain rate and latency are reported next to those of
+#      runs 1 and 2 (same invocation, same cluster).
 # Everything runs on loopback against a throwaway PostgreSQL 15 cluster (deploy/pg-local.sh, fsync on; WAL sizes
 # and recycled segments as tests/load/warm-wal.sh sets them) that is destroyed at the end, also on failure or
 # Ctrl-C. The table is printed and written to
@@ -17,6 +22,8 @@
 # BENCH_PRE_DRAIN_SQL is run in the hub's database before the drain (for experiments: drop a trigger to see its cost);
 # BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain and of the
 # steady run, statement by statement (the profile to read when the forwarder falls short).
+# BENCH_BLACKHOLE=0 skips run 3; BENCH_BLACKHOLE_ORDERS (default 2000) and BENCH_BLACKHOLE_RATE (default 50) size
+# the black-holed brand's orders.
 # ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,6 +32,9 @@ root=$PWD
 drain_orders=${BENCH_DRAIN_ORDERS:-20000}
 rate=${BENCH_RATE:-500}
 secs=${BENCH_SECONDS:-20}
+blackhole=${BENCH_BLACKHOLE:-1}
+hole_orders=${BENCH_BLACKHOLE_ORDERS:-2000}
+hole_rate=${BENCH_BLACKHOLE_RATE:-50}
 build=${ORDERHUB_BUILD_DIR:-build}
 pgbin=/usr/lib/postgresql/15/bin
 load=$root/tests/load
@@ -95,6 +105,34 @@ start_service() {
 stop_service() {  # PID: SIGTERM and wait (the forwarder finishes its deliveries in flight)
   kill "$1" 2>/dev/null || true
   wait "$1" 2>/dev/null || true
+}
+# PREFIX: "n p50 p99 max answer_p50 answer_p99 answer_max" (ms) of the delivered orders PREFIX-*: commit -> POS
+# stored (hub.orders.created_at against pos.orders.created_at, one PostgreSQL clock) and commit -> the hub had the
+# POS's answer (the delivered attempt's attempted_at, when the exchange started, plus its latency_ms).
+latencies() {
+  sql "$hub_url" "COPY (SELECT o.external_id, extract(epoch FROM o.created_at),
+      extract(epoch FROM a.attempted_at) + a.latency_ms / 1000.0
+    FROM hub.orders o JOIN hub.pos_delivery_attempts a ON a.order_id = o.id AND a.outcome = 'delivered'
+    WHERE o.external_id LIKE '$1-%') TO STDOUT" >"$work/hub-times-$1.tsv"
+  sql "$pos_url" "COPY (SELECT substr(partner_reference, 7), extract(epoch FROM created_at) FROM pos.orders
+    WHERE partner_reference LIKE 'bench:$1-%') TO STDOUT" >"$work/pos-times-$1.tsv"
+  python3 - "$work/hub-times-$1.tsv" "$work/pos-times-$1.tsv" <<'EOF'
+import sys
+hub = {}
+for line in open(sys.argv[1]):
+    ext, created, answered = line.split("\t")
+    hub[ext] = (float(created), float(answered))
+pos = {}
+for line in open(sys.argv[2]):
+    ext, stored = line.split("\t")
+    pos[ext] = float(stored)
+to_pos = sorted((pos[e] - c) * 1000 for e, (c, _) in hub.items() if e in pos)
+to_answer = sorted((a - c) * 1000 for c, a in hub.values())
+def pct(v, p):
+    return v[min(len(v) - 1, int(len(v) * p))] if v else float("nan")
+print(len(to_pos), *(f"{x:.1f}" for x in (pct(to_pos, .5), pct(to_pos, .99), to_pos[-1] if to_pos else 0,
+                                          pct(to_answer, .5), pct(to_answer, .99), to_answer[-1] if to_answer else 0)))
+EOF
 }
 
 # ---- the reference POS and the hub, provisioned as tests/e2e/test_forward.py does ----
@@ -209,35 +247,113 @@ hub_rss=$(python3 "$load/procstat.py" mem "$hub_pid")
 stop_service "$hub_pid"
 [ "$left" = 0 ] || { echo "$left steady orders were not delivered in 60 s" >&2; exit 1; }
 pg_stats "steady run"
-sql "$hub_url" "COPY (SELECT o.external_id, extract(epoch FROM o.created_at), extract(epoch FROM a.attempted_at)
-  FROM hub.orders o JOIN hub.pos_delivery_attempts a ON a.order_id = o.id AND a.outcome = 'delivered'
-  WHERE o.external_id LIKE 'STEADY-%') TO STDOUT" >"$work/hub-times.tsv"
-sql "$pos_url" "COPY (SELECT substr(partner_reference, 7), extract(epoch FROM created_at) FROM pos.orders
-  WHERE partner_reference LIKE 'bench:STEADY-%') TO STDOUT" >"$work/pos-times.tsv"
-read -r n_lat pos_p50 pos_p99 pos_max att_p50 att_p99 att_max < <(python3 - "$work/hub-times.tsv" "$work/pos-times.tsv" <<'EOF'
-import sys
-hub = {}
-for line in open(sys.argv[1]):
-    ext, created, answered = line.split("\t")
-    hub[ext] = (float(created), float(answered))
-pos = {}
-for line in open(sys.argv[2]):
-    ext, stored = line.split("\t")
-    pos[ext] = float(stored)
-to_pos = sorted((pos[e] - c) * 1000 for e, (c, _) in hub.items() if e in pos)
-to_answer = sorted((a - c) * 1000 for c, a in hub.values())
-def pct(v, p):
-    return v[min(len(v) - 1, int(len(v) * p))] if v else float("nan")
-print(len(to_pos), *(f"{x:.1f}" for x in (pct(to_pos, .5), pct(to_pos, .99), to_pos[-1] if to_pos else 0,
-                                          pct(to_answer, .5), pct(to_answer, .99), to_answer[-1] if to_answer else 0)))
-EOF
-)
+read -r n_lat pos_p50 pos_p99 pos_max att_p50 att_p99 att_max < <(latencies STEADY)
+
+# ---- 3. runs 1 and 2 again beside a black-holed POS ----
+if [ "$blackhole" = 1 ]; then
+  python3 "$root/tests/reliability/faultproxy.py" blackhole >"$work/blackhole.out" &
+  hole_pid=$!
+  pids+=("$hole_pid")
+  hole_port=
+  for _ in $(seq 100); do
+    hole_port=$(head -n 1 "$work/blackhole.out")
+    [ -n "$hole_port" ] && break
+    sleep 0.1
+  done
+  [ -n "$hole_port" ] || { echo "the black-holed POS did not start" >&2; exit 1; }
+  "$hub_bin" branch create --id HOLE-1 --brand HOLE >/dev/null
+  "$hub_bin" pos set --brand HOLE --base-url "http://127.0.0.1:$hole_port" --token - <<<"never-checked" >/dev/null
+  sed 's/"branch_id": "DEMO-1"/"branch_id": "HOLE-1"/' deploy/examples/order-created.json >"$work/hole-order.json"
+  grep -q '"branch_id": "HOLE-1"' "$work/hole-order.json" || { echo "no branch_id to replace in the example" >&2; exit 1; }
+  open_jobs() {  # jobs to do (pending or leased), counted through the partial indexes as in run 1
+    sql "$hub_url" "SELECT (SELECT count(*) FROM hub.forward_jobs WHERE state = 'pending' AND due_at > '-infinity')
+                         + (SELECT count(*) FROM hub.forward_jobs WHERE state = 'in_flight' AND lease_until > '-infinity')"
+  }
+  not_delivered() {  # PREFIX: orders PREFIX-* whose job is not delivered
+    sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
+      WHERE o.external_id LIKE '$1-%' AND j.state <> 'delivered'"
+  }
+
+  log "beside a black-holed POS (127.0.0.1:$hole_port): storing $drain_orders orders for the healthy POS and $hole_orders for the black-holed one"
+  start_service api "$hub_bin" --role api "${hub_flags[@]}"
+  api_pid=$svc_pid
+  python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$drain_orders" --connections 32 \
+    --prefix HDRAIN >"$work/hdrain-send.json" || { cat "$work/hdrain-send.json" >&2; exit 1; }
+  python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$hole_orders" --connections 32 \
+    --prefix HOLED --body "$work/hole-order.json" >"$work/holed-send.json" || { cat "$work/holed-send.json" >&2; exit 1; }
+  stop_service "$api_pid"
+  hole_waiting=$(($(open_jobs) - drain_orders))
+  [ "$hole_waiting" -ge "$hole_orders" ] || { echo "expected $hole_orders black-holed jobs waiting, found $hole_waiting" >&2; exit 1; }
+  sql "$hub_url" "CHECKPOINT" >/dev/null
+  log "draining them with orderhub serve --role forwarder"
+  hpg0=$(cpu "$pg_pid")
+  hpos0=$(cpu "$pos_pid")
+  ht0=$(date +%s.%N)
+  start_service hforwarder "$hub_bin" --role forwarder "${forward_flags[@]}"
+  fwd_pid=$svc_pid
+  for _ in $(seq 1200); do
+    [ $(($(open_jobs) - hole_waiting)) -le 0 ] && break
+    sleep 0.25
+  done
+  ht1=$(date +%s.%N)
+  h_fwd_cpu=$(cpu "$fwd_pid")
+  h_fwd_rss=$(python3 "$load/procstat.py" mem "$fwd_pid")
+  h_pg_cpu=$(sub "$(cpu "$pg_pid")" "$hpg0")
+  h_pos_cpu=$(sub "$(cpu "$pos_pid")" "$hpos0")
+  stop_service "$fwd_pid"
+  # Not delivered beside the black hole is a result (the isolation failed), reported in the table, not an abort.
+  h_drain_left=$(not_delivered HDRAIN)
+  h_window=$(sql "$hub_url" "SELECT extract(epoch FROM max(a.attempted_at) - min(a.attempted_at))
+    FROM hub.pos_delivery_attempts a JOIN hub.orders o ON o.id = a.order_id
+    WHERE o.external_id LIKE 'HDRAIN-%' AND a.outcome = 'delivered'")
+  h_drain_rate=$(python3 -c "print(f'{($drain_orders - $h_drain_left) / max(${h_window:-0}, 0.001):.0f}')")
+  h_drain_wall=$(python3 -c "print(f'{$ht1 - $ht0:.2f}')")
+  h_drain_attempts=$(sql "$hub_url" "SELECT count(*) FROM hub.pos_delivery_attempts a JOIN hub.orders o ON o.id = a.order_id
+    WHERE o.external_id LIKE 'HOLED-%'")
+  h_drain_opened=$(grep -c '"msg":"POS breaker opened"' "$work/hforwarder.log" || true)
+
+  log "steady beside the black hole: $rate orders/s to the healthy POS, $hole_rate orders/s to the black-holed one, for $secs s"
+  start_service hhub "$hub_bin" "${hub_flags[@]}" "${forward_flags[@]}"
+  hub_pid=$svc_pid
+  hh0=$(cpu "$hub_pid")
+  hpg0s=$(cpu "$pg_pid")
+  hpos0s=$(cpu "$pos_pid")
+  python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count $((hole_rate * secs)) --rate "$hole_rate" \
+    --connections 16 --prefix HOLES --body "$work/hole-order.json" >"$work/holes-send.json" &
+  hole_send_pid=$!
+  pids+=("$hole_send_pid")
+  python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$count" --rate "$rate" \
+    --connections 64 --prefix HSTEADY >"$work/hsteady-send.json" || { cat "$work/hsteady-send.json" >&2; exit 1; }
+  wait "$hole_send_pid" || { cat "$work/holes-send.json" >&2; exit 1; }
+  for _ in $(seq 240); do
+    left=$(not_delivered HSTEADY)
+    [ "$left" = 0 ] && break
+    sleep 0.25
+  done
+  h_hub_cpu=$(sub "$(cpu "$hub_pid")" "$hh0")
+  h_pg_cpus=$(sub "$(cpu "$pg_pid")" "$hpg0s")
+  h_pos_cpus=$(sub "$(cpu "$pos_pid")" "$hpos0s")
+  h_hub_rss=$(python3 "$load/procstat.py" mem "$hub_pid")
+  stop_service "$hub_pid"
+  h_steady_left=$left
+  read -r h_n_lat h_pos_p50 h_pos_p99 h_pos_max h_att_p50 h_att_p99 h_att_max < <(latencies HSTEADY)
+  h_send_rate=$(python3 -c "import json; print(json.load(open('$work/hsteady-send.json'))['rate'])")
+  h_steady_attempts=$(($(sql "$hub_url" "SELECT count(*) FROM hub.pos_delivery_attempts a
+    JOIN hub.orders o ON o.id = a.order_id WHERE o.branch_id = 'HOLE-1'") - h_drain_attempts))
+  h_steady_opened=$(grep -c '"msg":"POS breaker opened"' "$work/hhub.log" || true)
+  h_hole_waiting=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
+    WHERE o.branch_id = 'HOLE-1' AND j.state IN ('pending', 'in_flight')")
+  stop_service "$hole_pid"
+  hole_seen=$(tail -n 1 "$work/blackhole.out")
+fi
 elapsed=$(($(date +%s) - started_at))
 
 # ---- the table ----
 verdict() { if python3 -c "import sys; sys.exit(0 if $1 else 1)"; then echo met; else echo "NOT met"; fi; }
 send_rate=$(python3 -c "import json; print(json.load(open('$work/steady-send.json'))['rate'])")
 late=$(python3 -c "import json; print(json.load(open('$work/steady-send.json'))['max_late_ms'])")
+# The forwarding defaults as this binary states them in its help.
+default_of() { "$hub_bin" serve --help 2>&1 | sed -n "s/^ *--$1 [A-Z]* .*(default \([0-9]*\)).*/\1/p" | head -n 1; }
 host=$(hostname -s)
 day=$(date +%F)
 out=$load/results/forward-$day-$host.md
@@ -246,18 +362,33 @@ mkdir -p "$load/results"
   echo "# Forwarding benchmark, $day, $host"
   echo
   echo "$(date -u +%FT%TZ); $(nproc) cores; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg);"
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet -- . ':!tests/load/results' 2>/dev/null || echo ' + local changes'); PostgreSQL 15 (fsync on, min_wal_size 2GB, max_wal_size 4GB, WAL segments recycled); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency 128, --forward-per-host 64) and orderpos with default flags; the whole benchmark took ${elapsed} s."
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet -- . ':!tests/load/results' 2>/dev/null || echo ' + local changes'); PostgreSQL 15 (fsync on, min_wal_size 2GB, max_wal_size 4GB, WAL segments recycled); orderhub ${hub_flags[*]} ${forward_flags[*]:-} (forwarding defaults: --forward-concurrency $(default_of forward-concurrency), --forward-per-host $(default_of forward-per-host), --forward-timeout-ms $(default_of forward-timeout-ms)) and orderpos with default flags; the whole benchmark took ${elapsed} s."
   echo
   echo "| run | result | hub/forwarder CPU s | orderpos CPU s | PG CPU s | notes |"
   echo "|---|---:|---:|---:|---:|---|"
   echo "| drain $drain_orders stored orders | $drain_rate orders/s | $fwd_cpu | $(sub "$pos1" "$pos0") | $(sub "$pg1" "$pg0") | first to last delivery $(python3 -c "print(f'{$window:.2f}')") s; $drain_rate_wall orders/s counting the forwarder's start ($drain_wall s); $at_pos at the POS ($distinct_pos distinct), $attempts attempts, $not_delivered not delivered; forwarder peak RSS $fwd_rss MiB |"
   echo "| steady $rate orders/s, commit → POS stored | p50 $pos_p50 ms, p99 $pos_p99 ms (max $pos_max) | $(sub "$h1" "$h0") | $(sub "$pos1s" "$pos0s") | $(sub "$pg1s" "$pg0s") | $n_lat orders over $secs s, sent at $send_rate/s (schedule at most $late ms late); hub peak RSS $hub_rss MiB |"
-  echo "| steady $rate orders/s, commit → answer recorded | p50 $att_p50 ms, p99 $att_p99 ms (max $att_max) | | | | attempted_at is written when the hub records the answer |"
+  echo "| steady $rate orders/s, commit → POS answer received | p50 $att_p50 ms, p99 $att_p99 ms (max $att_max) | | | | the delivered attempt's attempted_at (when the exchange started) + latency_ms |"
   echo
   echo "| target | measured | |"
   echo "|---|---:|---|"
   echo "| forwarder ≥ 2,000 orders/s to the reference POS | $drain_rate orders/s | $(verdict "$drain_rate >= 2000") |"
   echo "| commit → POS p99 ≤ 250 ms at $rate orders/s | $pos_p99 ms | $(verdict "$pos_p99 <= 250") |"
+  if [ "$blackhole" = 1 ]; then
+    echo
+    echo "Beside a black-holed POS (brand HOLE, whose POS accepts connections and never answers; same invocation and cluster): the healthy POS's figures next to those above."
+    echo
+    echo "| healthy POS | alone | beside a black-holed POS | hub/forwarder CPU s | orderpos CPU s | PG CPU s | notes |"
+    echo "|---|---:|---:|---:|---:|---:|---|"
+    echo "| drain $drain_orders stored orders | $drain_rate orders/s | $h_drain_rate orders/s | $h_fwd_cpu | $h_pos_cpu | $h_pg_cpu | stored with $hole_orders black-holed orders; $h_drain_left not delivered within 300 s; first to last healthy delivery $(python3 -c "print(f'{${h_window:-0}:.2f}')") s ($h_drain_wall s counting the forwarder's start); $h_drain_attempts attempts to the black hole, breaker opened $h_drain_opened times; forwarder peak RSS $h_fwd_rss MiB |"
+    echo "| steady $rate orders/s, commit → POS stored | p50 $pos_p50 ms, p99 $pos_p99 ms (max $pos_max) | p50 $h_pos_p50 ms, p99 $h_pos_p99 ms (max $h_pos_max) | $h_hub_cpu | $h_pos_cpus | $h_pg_cpus | $h_n_lat orders delivered, $h_steady_left not within 60 s, sent at $h_send_rate/s beside $hole_rate orders/s to the black hole (and the drain's black-holed orders still waiting: $h_hole_waiting at the end); $h_steady_attempts attempts to the black hole, breaker opened $h_steady_opened times; hub peak RSS $h_hub_rss MiB |"
+    echo "| steady $rate orders/s, commit → POS answer received | p50 $att_p50 ms, p99 $att_p99 ms (max $att_max) | p50 $h_att_p50 ms, p99 $h_att_p99 ms (max $h_att_max) | | | | the black hole saw: $hole_seen |"
+    echo
+    echo "| target (product.md section 10: the usual latency beside a bad POS) | measured | |"
+    echo "|---|---:|---|"
+    echo "| forwarder ≥ 2,000 orders/s to the healthy POS beside a black-holed one | $h_drain_rate orders/s | $(verdict "$h_drain_rate >= 2000 and $h_drain_left == 0") |"
+    echo "| commit → POS p99 ≤ 250 ms at $rate orders/s beside a black-holed POS | $h_pos_p99 ms | $(verdict "float('$h_pos_p99') <= 250 and $h_steady_left == 0") |"
+  fi
 } >"$out"
 cat "$out"
 log "written to ${out#"$root"/}"

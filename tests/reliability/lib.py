@@ -168,6 +168,41 @@ class Setup:
         run(HUB, "pos", "set", "--brand", "DEMO", "--base-url", f"http://127.0.0.1:{port}", "--email",
             "hub@rel.test", "--password", "-", env=self.henv, input="rel-password\n")
 
+    def add_brands(self, brands):
+        """More brands beside DEMO, each with one branch `<brand>-1` (in the hub and in the POS menu, the demo
+        menu's products and modifiers under each brand) and one POS user `hub@<brand>.rel.test` whose password is
+        `rel-password`. The POS menu is loaded again with DEMO and every brand given (one file, so that DEMO's
+        menu stays as it is). Returns {brand: branch id}."""
+        with open(os.path.join(ROOT, "deploy", "demo-menu.json")) as f:
+            demo = json.load(f)
+        menu = {"brands": [], "branches": [], "products": [], "modifiers": []}
+        for brand in ["DEMO", *brands]:
+            if brand == "DEMO":
+                names = demo["brands"]
+                branches = [{**b, "brand_id": brand} for b in demo["branches"]]
+            else:
+                names = [{"id": brand, "name": brand.title()}]
+                branches = [{"id": f"{brand}-1", "name": f"{brand.title()} branch", "brand_id": brand}]
+            menu["brands"] += names
+            menu["branches"] += branches
+            menu["products"] += [{**p, "brand_id": brand, "branches": [b["id"] for b in branches]}
+                                 for p in demo["products"]]
+            menu["modifiers"] += [{**m, "brand_id": brand} for m in demo["modifiers"]]
+        path = os.path.join(self.logdir, "menu-brands.json")
+        with open(path, "w") as f:
+            json.dump(menu, f)
+        run(POS, "menu", "load", path, env=self.penv)
+        for brand in brands:
+            run(POS, "user", "add", "--email", f"hub@{brand.lower()}.rel.test", "--password", "-", "--brand", brand,
+                env=self.penv, input="rel-password\n")
+            run(HUB, "branch", "create", "--id", f"{brand}-1", "--brand", brand, env=self.henv)
+        return {brand: f"{brand}-1" for brand in brands}
+
+    def set_pos_token(self, brand, port, token):
+        """The POS connection of `brand`: http://127.0.0.1:`port` with a bearer token (no login credentials)."""
+        run(HUB, "pos", "set", "--brand", brand, "--base-url", f"http://127.0.0.1:{port}", "--token", "-",
+            env=self.henv, input=token + "\n")
+
     def start_pos(self, port=None):
         port = port or self.pos_port
         return Proc("orderpos", [POS, "serve", "--listen", f"127.0.0.1:{port}"], env=self.penv,
@@ -243,8 +278,8 @@ def open_fds(pid):
 STATUSES = ["assigned", "at_pick_up", "on_the_way", "delivered"]
 
 
-def order_body(external_id):
-    return {"event": "order_created", "event_time": "2024-05-01 18:00:00", "branch_id": "DEMO-1",
+def order_body(external_id, branch_id="DEMO-1"):
+    return {"event": "order_created", "event_time": "2024-05-01 18:00:00", "branch_id": branch_id,
             "payload": {"id": external_id, "payment_method": "card", "order_type": "DELIVERY", "note": "",
                         "subtotal": 33, "tax": 4.95, "discount": 0, "total": 37.95, "is_schedule": 0,
                         "schedule_date": None, "car_data": None,
@@ -254,9 +289,9 @@ def order_body(external_id):
                                   {"id": "P-FRIES", "quantity": 1, "price": 9, "options": []}]}}
 
 
-def update_body(external_id, status, second):
+def update_body(external_id, status, second, branch_id="DEMO-1"):
     return {"event": "order_updated", "event_time": f"2024-05-01 18:{10 + second // 60:02d}:{second % 60:02d}",
-            "branch_id": "DEMO-1", "payload": {"order_id": external_id, "status": status}}
+            "branch_id": branch_id, "payload": {"order_id": external_id, "status": status}}
 
 
 async def http_post(port, path, body, timeout=10.0):
@@ -304,7 +339,9 @@ class Platform:
     """Sends orders and updates from `workers` concurrent senders for `seconds`, retrying every non-200 like a
     platform would, and records every acknowledgement."""
 
-    def __init__(self, port_fn, path, workers=16, update_ratio=0.5, retry_ratio=0.2, prefix="O", pace=0.0):
+    def __init__(self, port_fn, path, workers=16, update_ratio=0.5, retry_ratio=0.2, prefix="O", pace=0.0,
+                 branch_id="DEMO-1"):
+        self.branch_id = branch_id  # the branch every order and update names
         self.pace = pace  # seconds each worker waits between requests (a steady rate instead of flat out)
         self.port_fn = port_fn  # called per request: the port to use now (several hubs, a proxy...)
         self.path = path
@@ -357,18 +394,18 @@ class Platform:
                 if second >= len(STATUSES):
                     continue
                 self.update_seconds[ext] = second + 1
-                body = update_body(ext, STATUSES[second], second)
+                body = update_body(ext, STATUSES[second], second, self.branch_id)
                 if await self._until_ok(body, drain_until) is not None:
                     self.acked_updates.add((ext, STATUSES[second], body["event_time"]))
             elif self.acked and r < self.update_ratio + self.retry_ratio:
                 ext = random.choice(list(self.acked))  # an exact retry of an acknowledged order
-                answer = await self._until_ok(order_body(ext), drain_until)
+                answer = await self._until_ok(order_body(ext, self.branch_id), drain_until)
                 if answer is not None and answer.get("order_id") != self.acked[ext]:
                     self.bad_answers.append(f"retry of {ext} answered {answer}")
             else:
                 self.next_id += 1
                 ext = f"{self.prefix}-{self.next_id}"
-                answer = await self._until_ok(order_body(ext), drain_until)
+                answer = await self._until_ok(order_body(ext, self.branch_id), drain_until)
                 if answer is None:
                     continue
                 if not isinstance(answer, dict) or answer.get("status") != "success" or not answer.get("order_id"):
@@ -484,3 +521,60 @@ def forwarder_id(proc, timeout=10):
                     return json.loads(line)["forwarder"]
         time.sleep(0.1)
     raise RuntimeError(f"{proc.name} logged no forwarder id")
+
+
+def pos_login(port, email, password="rel-password"):
+    """A bearer token from a running orderpos (POST /api/login)."""
+    import urllib.request
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/login", method="POST",
+                                 data=json.dumps({"email": email, "password": password}).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())["access_token"]
+
+
+def scrape_metrics(port, timeout=2):
+    """GET /metrics of a service on 127.0.0.1: {(name, ((label, value), ...)): value}; {} when it did not answer."""
+    import re
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=timeout) as r:
+            text = r.read().decode()
+    except Exception:  # noqa: BLE001 - a missed scrape is a gap, not a failure
+        return {}
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)', line)
+        if not m or line.startswith("#"):
+            continue
+        labels = tuple(re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"', m.group(2) or ""))
+        try:
+            out[(m.group(1), labels)] = float(m.group(3))
+        except ValueError:
+            pass
+    return out
+
+
+def json_log(path):
+    """The JSON lines of a service's log (other lines skipped), each with `epoch` (seconds) from its `time`."""
+    import datetime
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if not line.startswith("{"):
+                continue
+            try:
+                entry = json.loads(line)
+                t = entry.get("time", "")
+                entry["epoch"] = datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+                    tzinfo=datetime.timezone.utc).timestamp() if t else None
+            except ValueError:
+                continue
+            out.append(entry)
+    return out
+
+
+def percentile(values, p):
+    xs = sorted(values)
+    return xs[min(len(xs) - 1, int(len(xs) * p))] if xs else float("nan")
+
