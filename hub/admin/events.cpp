@@ -10,8 +10,8 @@
 #include "common/http/request_id.hpp"
 #include "hub/admin/admin.hpp"
 #include "hub/db/queries.hpp"
+#include "hub/ingest/service.hpp"
 #include "hub/ingest/store.hpp"
-#include "hub/ingest/webhook.hpp"
 
 namespace hub::admin {
 namespace {
@@ -92,20 +92,16 @@ int replay(const ParsedArgs& args) {
         {.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1, .on_connect = db::prepare_all});
     ingest::OrderStore store(pool, 1, 1);
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
-    ingest::WebhookHandler handler(partners, store);
+    ingest::IngestService service(partners, store);
     auto future = boost::asio::co_spawn(
-        ioc, handler.process(partner, body, "replay-" + common::http::new_request_id(), headers, id),
+        ioc, service.process(partner, body, "replay-" + common::http::new_request_id(), headers, id),
         boost::asio::use_future);
     ioc.run();
-    auto response = future.get();
-    boost::json::value answer;
-    try {
-        answer = boost::json::parse(response.body);
-    } catch (const std::exception&) {
-        answer = response.body;
-    }
-    print_object(args, {{"event_id", std::stoll(id)}, {"http_status", response.status}, {"response", answer}});
-    return response.status >= 200 && response.status < 300 ? 0 : 1;
+    const ingest::IngestResult result = future.get();
+    const unsigned status = result.row().http_status;
+    print_object(args,
+                 {{"event_id", std::stoll(id)}, {"http_status", status}, {"response", ingest::answer_body(result)}});
+    return status >= 200 && status < 300 ? 0 : 1;
 }
 
 }  // namespace

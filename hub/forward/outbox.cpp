@@ -9,6 +9,7 @@
 #include "common/db/savepoint.hpp"
 #include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
+#include "hub/forward/status_log.hpp"
 
 namespace hub::forward {
 namespace {
@@ -62,28 +63,33 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
     jobs.reserve(rows.size());
     for (const auto& r : rows) {
         ClaimedJob j;
-        j.order_id = r[0].as<std::string>();
-        j.attempt = r[1].as<int>();
+        j.order_id = r["order_id"].as<std::string>();
+        j.attempt = r["attempt"].as<int>();
         auto& s = j.source;
-        s.pos_branch_id = r[2].as<std::string>();
-        s.brand_id = r[3].as<std::string>();
-        s.partner_label = r[4].as<std::string>();
-        s.external_id = r[5].as<std::string>();
-        s.note = r[6].as<std::string>();
-        s.subtotal = r[7].as<std::int64_t>();
-        s.tax = r[8].as<std::int64_t>();
-        s.total = r[9].as<std::int64_t>();
-        s.auto_accept = r[10].as<bool>();
-        if (!r[11].is_null()) s.customer_name = r[11].as<std::string>();
-        if (!r[12].is_null()) s.customer_phone = r[12].as<std::string>();
-        j.delivery_status = r[13].as<std::string>();
-        if (!r[14].is_null())
-            j.connection = PosConnection{s.brand_id,           r[19].as<std::string>(), r[14].as<std::string>(),
-                                         text_or_empty(r[15]), text_or_empty(r[16]),    text_or_empty(r[17]),
-                                         text_or_empty(r[18])};
-        j.stored_at = r[20].as<double>();
-        j.scheduled = r[21].as<bool>();
-        if (!r[22].is_null()) read_lines(std::string_view(r[22].c_str(), r[22].size()), s);
+        s.pos_branch_id = r["pos_branch_id"].as<std::string>();
+        s.brand_id = r["brand_id"].as<std::string>();
+        s.partner_label = r["partner_label"].as<std::string>();
+        s.external_id = r["external_id"].as<std::string>();
+        s.note = r["note"].as<std::string>();
+        s.subtotal = r["subtotal"].as<std::int64_t>();
+        s.tax = r["tax"].as<std::int64_t>();
+        s.total = r["total"].as<std::int64_t>();
+        s.auto_accept = r["auto_accept"].as<bool>();
+        if (!r["customer_name"].is_null()) s.customer_name = r["customer_name"].as<std::string>();
+        if (!r["customer_phone"].is_null()) s.customer_phone = r["customer_phone"].as<std::string>();
+        j.delivery_status = r["delivery_status"].as<std::string>();
+        if (!r["base_url"].is_null())
+            j.connection = PosConnection{s.brand_id,
+                                         r["environment"].as<std::string>(),
+                                         r["base_url"].as<std::string>(),
+                                         text_or_empty(r["token_sealed"]),
+                                         text_or_empty(r["email"]),
+                                         text_or_empty(r["password_sealed"]),
+                                         text_or_empty(r["ca_file"])};
+        j.stored_at = r["stored_at"].as<double>();
+        j.scheduled = r["is_schedule"].as<bool>();
+        if (const auto lines = r["lines"]; !lines.is_null())
+            read_lines(std::string_view(lines.c_str(), lines.size()), s);
         jobs.push_back(std::move(j));
     }
     tx.commit();  // after reading: a claim whose orders cannot be read is not taken (rolled back)
@@ -102,22 +108,10 @@ bool finish_in(pqxx::work& tx, const FinishRequest& req) {
     auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, req.forwarder, result.state,
                                   static_cast<std::int64_t>(result.delay.count()), result.pos_order_id, result.error);
     if (owner.empty()) return false;
-    const std::string branch = owner[0][0].as<std::string>();
-    const std::string partner = owner[0][1].as<std::string>();
-    auto status_row = [&](const char* status, const char* source, const std::string& actor, const std::string& detail) {
-        // Cut to 500 characters by PostgreSQL: a byte count could split a character of a POS's answer.
-        tx.exec_prepared(db::kInsertStatusRow, result.order_id, branch, partner, status, source, actor, detail);
-    };
-    if (result.state == "delivered")
-        status_row("pos_accepted", "pos", result.pos_order_id, "");
-    else if (result.state == "rejected")
-        status_row("pos_rejected", "pos", "", result.error);
-    else if (result.state == "auth_failed")
-        status_row("forward_auth_failed", "hub", "", result.error);
-    else if (result.state == "dead")
-        status_row("forward_dead", "hub", "", result.error);
-    else if (result.state == "cancelled")
-        status_row("forward_cancelled", "hub", "", result.error);
+    if (const auto row = status_log_row(result))
+        tx.exec_prepared(db::kInsertStatusRow, result.order_id, owner[0]["branch_id"].as<std::string>(),
+                         owner[0]["partner_id"].as<std::string>(), std::string(row->status), std::string(row->source),
+                         row->actor, row->detail);
     if (result.new_token_sealed && req.token_owner)
         tx.exec_prepared(db::kStoreToken, req.token_owner->first, req.token_owner->second, *result.new_token_sealed);
     return true;
@@ -142,11 +136,18 @@ void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<Fi
     const std::string& forwarder = requests.front().forwarder;
     for (const auto& req : requests) {
         const JobResult& r = req.result;
-        ends.push_back({{"order_id", r.order_id},
-                        {"state", r.state},
-                        {"delay_ms", r.delay.count()},
-                        {"pos_order_id", r.pos_order_id},
-                        {"error", r.error}});
+        boost::json::object end{{"order_id", r.order_id},
+                                {"state", r.state},
+                                {"delay_ms", r.delay.count()},
+                                {"pos_order_id", r.pos_order_id},
+                                {"error", r.error}};
+        if (const auto row = status_log_row(r)) {
+            end["status"] = row->status;
+            end["source"] = row->source;
+            end["actor"] = row->actor;
+            end["detail"] = row->detail;
+        }
+        ends.push_back(std::move(end));
         int n = r.first_attempt;
         for (const auto& a : r.attempts)
             attempts.push_back({{"order_id", r.order_id},

@@ -66,7 +66,8 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
         std::string key = req.path.substr(kWebhooks.size());
         if (webhooks_ != nullptr && !key.empty() && key.find('/') == std::string::npos)
             co_return co_await webhooks_->handle(std::move(req), std::move(key));
-        co_return render_error(req.target, 404, "unknown_key", "unknown or disabled webhook URL");
+        const auto& unknown = ingest::outcome_row(ingest::Kind::unknown_key);
+        co_return render_error(req.target, unknown.http_status, unknown.error_code, unknown.message);
     }
     if (req.path == "/metrics" && metrics_ != nullptr) co_return co_await metrics_->handle(req);
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);

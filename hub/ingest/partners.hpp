@@ -31,18 +31,26 @@ struct Partner {
     std::optional<double> rate_burst = std::nullopt;
 };
 
+/// Finds the partner of a webhook key: PartnerDirectory, or a fake in unit tests.
+class PartnerLookup {
+public:
+    virtual ~PartnerLookup() = default;
+    /// The enabled partner of `key`, or nullopt for an unknown or disabled key. Throws when the store is
+    /// unavailable (common::db::is_unavailable).
+    virtual boost::asio::awaitable<std::optional<Partner>> find(std::string key) = 0;
+};
+
 /// Finds the partner of a webhook key (by SHA-256 of the key), with a short-lived cache so that the request path
 /// does not query the database for every request. Disabling or rotating a partner takes effect within `ttl`.
 /// Unknown keys are cached too, so random keys cannot hammer the database. A signing partner comes with the keys of
 /// its valid secrets, opened with `box` (without a box they are unreadable). Thread-safe.
-class PartnerDirectory {
+class PartnerDirectory final : public PartnerLookup {
 public:
     PartnerDirectory(common::db::Pool& pool, std::chrono::milliseconds ttl,
                      std::optional<common::crypto::SecretBox> box = std::nullopt)
         : pool_(pool), ttl_(ttl), box_(std::move(box)) {}
 
-    /// The enabled partner of `key`, or nullopt for an unknown or disabled key.
-    boost::asio::awaitable<std::optional<Partner>> find(std::string key);
+    boost::asio::awaitable<std::optional<Partner>> find(std::string key) override;
 
 private:
     struct Entry {

@@ -59,46 +59,41 @@ std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
     return row[0].as<std::string>();
 }
 
-void set_inbox(InboxRecord& inbox, const char* outcome, unsigned status, const char* code = "") {
-    inbox.outcome = outcome;
-    inbox.http_status = status;
-    inbox.error_code = code;
+/// Fills the inbox row's answer from the outcome table.
+void set_inbox(InboxRecord& inbox, const StoreOutcome& out) {
+    const OutcomeRow& row = outcome_row(out.kind);
+    inbox.outcome = inbox_outcome(out.kind, out.applied);
+    inbox.http_status = row.http_status;
+    inbox.error_code = row.inbox_error;
 }
 
 StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
     const auto& v = *job.order;
     const auto& update = std::get<OrderUpdated>(v.payload);
     StoreOutcome out;
-    const std::string time = v.envelope.event_time.to_sql();
-    const bool has_offset = v.envelope.event_time.offset_minutes.has_value();
     // The platform's order id first; the hub order id that order_created answered also names the order.
-    auto rows = tx.exec_prepared(db::kOrderForUpdateByExternalId, job.partner_id, update.order_id, time, has_offset);
-    if (rows.empty())
-        rows = tx.exec_prepared(db::kOrderForUpdateById, job.partner_id, update.order_id, time, has_offset);
+    const auto rows =
+        tx.exec_prepared(db::kOrderForUpdate, job.partner_id, update.order_id, v.envelope.event_time.to_sql(),
+                         v.envelope.event_time.offset_minutes.has_value());
     if (rows.empty()) {
         out.kind = StoreOutcome::Kind::order_not_found;
-        set_inbox(job.inbox, "rejected", 404, "order_not_found");
     } else {
         const auto& r = rows[0];
-        out.order_id = r[0].as<std::string>();
-        const std::string branch = r[1].as<std::string>();
-        const std::string current = r[2].as<std::string>();
-        const auto current_time = r[3].as<std::int64_t>();
-        const auto event_time = r[4].as<std::int64_t>();
+        out.order_id = r["id"].as<std::string>();
+        const std::string branch = r["branch_id"].as<std::string>();
+        const auto event_time = r["event_us"].as<std::int64_t>();
         if (branch != v.envelope.branch_id) {
             out.kind = StoreOutcome::Kind::branch_mismatch;
-            set_inbox(job.inbox, "rejected", 422, "branch_mismatch");
         } else {
-            out.applied = update_applies(current, current_time, update.status, event_time);
+            out.applied = update_applies(r["delivery_status"].c_str(), r["status_us"].as<std::int64_t>(), update.status,
+                                         event_time);
             auto inserted = tx.exec_prepared(db::kInsertPlatformStatus, out.order_id, branch, job.partner_id,
                                              update.status, event_time, out.applied);
             if (inserted.empty()) {
                 out.kind = StoreOutcome::Kind::repeated;
                 out.applied = false;
-                set_inbox(job.inbox, "duplicate", 200);
             } else {
                 out.kind = StoreOutcome::Kind::appended;
-                set_inbox(job.inbox, out.applied ? "applied" : "logged", 200);
                 if (out.applied) {
                     tx.exec_prepared0(db::kApplyStatus, out.order_id, update.status, event_time);
                     if (update.status == "cancelled") tx.exec_prepared(db::kCancelPendingJob, out.order_id);
@@ -106,66 +101,15 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
             }
         }
     }
+    set_inbox(job.inbox, out);
     job.inbox.order_id = out.order_id;
     out.inbox_id = insert_inbox(tx, job.inbox);
     return out;
 }
 
-StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
-    StoreOutcome out;
-    if (!job.order) {
-        out.inbox_id = insert_inbox(tx, job.inbox);
-        return out;
-    }
-    if (std::holds_alternative<OrderUpdated>(job.order->payload)) return apply_update(tx, job);
-    const auto& v = *job.order;
-    const auto& created = std::get<OrderCreated>(v.payload);
-    const std::string hash = payload_hash(v.envelope, created);
-    const std::string new_id = common::crypto::uuid_v7();
-    auto row = tx.exec_prepared1(db::kInsertOrder, new_id, job.partner_id, hash,
-                                 boost::json::serialize(order_document(v.envelope, created)));
-    if (!row[0].is_null()) {
-        out.kind = StoreOutcome::Kind::created;
-        out.order_id = row[0].as<std::string>();
-        set_inbox(job.inbox, "stored", 200);
-    } else if (!row[1].as<bool>()) {
-        out.kind = StoreOutcome::Kind::unknown_branch;
-        set_inbox(job.inbox, "rejected", 422, "unknown_branch");
-    } else {
-        // The (partner, payload.id) exists: an exact repeat, or another order under a used id.
-        auto existing = tx.exec_prepared1(db::kOrderByExternalId, job.partner_id, created.external_id);
-        if (existing[1].as<std::string>() == hash) {
-            out.kind = StoreOutcome::Kind::duplicate;
-            out.order_id = existing[0].as<std::string>();
-            set_inbox(job.inbox, "duplicate", 200);
-        } else {
-            out.kind = StoreOutcome::Kind::conflict;
-            set_inbox(job.inbox, "conflict", 409, "order_id_conflict");
-        }
-    }
-    job.inbox.order_id = out.order_id;
-    out.inbox_id = insert_inbox(tx, job.inbox);
-    return out;
-}
-
-/// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
-constexpr std::size_t kMaxStatementBytes = 4 << 20;
-
-StoreOutcome::Kind kind_of(std::string_view kind) {
-    using Kind = StoreOutcome::Kind;
-    if (kind == "duplicate") return Kind::duplicate;
-    if (kind == "conflict") return Kind::conflict;
-    if (kind == "unknown_branch") return Kind::unknown_branch;
-    return Kind::created;  // created, and `record` (an inbox row alone: only its inbox id counts)
-}
-
-/// Stores the jobs `bulk` (indexes into `jobs`) with one insert_orders statement in autocommit: one round trip
-/// and one commit for the whole batch. The entries go in a JSON array, their raw bodies one after another in a
-/// binary parameter. Sets their results and returns the jobs it left to the one-by-one path:
-/// `pending` ones, or all of them when the statement failed for a reason other than the store being
-/// unavailable (one bad job must not fail its batch). Throws when the store is unavailable.
-std::vector<std::size_t> store_bulk(pqxx::connection& conn, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
-                                    std::span<StoreOutcome> results) {
+/// The insert_orders statement's arguments for `bulk` (indexes into `jobs`): the JSON array of their entries, and
+/// their raw bodies one after another.
+std::pair<std::string, std::string> insert_orders_args(std::span<Job> jobs, const std::vector<std::size_t>& bulk) {
     std::size_t size = 2;
     std::size_t body_bytes = 0;
     for (auto k : bulk) {
@@ -193,21 +137,61 @@ std::vector<std::size_t> store_bulk(pqxx::connection& conn, std::span<Job> jobs,
         bodies += job.inbox.body;
     }
     array += ']';
+    return {std::move(array), std::move(bodies)};
+}
 
+/// Runs insert_orders for `bulk` in `tx` and sets the results of the entries it answered; returns which it
+/// answered (the others are pending).
+std::vector<bool> insert_orders(pqxx::transaction_base& tx, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
+                                std::span<StoreOutcome> results) {
+    const auto [array, bodies] = insert_orders_args(jobs, bulk);
+    std::vector<bool> answered(bulk.size(), false);
+    const auto rows = tx.exec_prepared(db::kInsertOrders, array, pqxx::binarystring(bodies.data(), bodies.size()));
+    for (const auto& row : rows) {
+        const auto n = static_cast<std::size_t>(row["i"].as<long>());
+        if (n >= bulk.size() || row["pending"].as<bool>()) continue;
+        StoreOutcome& out = results[bulk[n]];
+        // An inbox row alone has no kind; only its inbox id counts.
+        out.kind = row["kind"].is_null() ? StoreOutcome::Kind::created
+                                         : static_cast<StoreOutcome::Kind>(row["kind"].as<int>());
+        if (!row["order_id"].is_null()) out.order_id = row["order_id"].as<std::string>();
+        out.inbox_id = row["inbox_id"].as<std::string>();
+        answered[n] = true;
+    }
+    return answered;
+}
+
+/// An order_created on the one-by-one path: a batch of one. A payload.id that a transaction committed while the
+/// statement ran is pending; running it again answers it from that order.
+StoreOutcome apply_created(pqxx::transaction_base& tx, Job& job) {
+    StoreOutcome out;
+    for (int run = 0; run < 3; ++run)
+        if (insert_orders(tx, std::span(&job, 1), {0}, std::span(&out, 1)).front()) return out;
+    throw std::runtime_error("an order_created stayed pending (is its partner gone?)");
+}
+
+StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
+    if (job.order && std::holds_alternative<OrderUpdated>(job.order->payload)) return apply_update(tx, job);
+    if (job.order) return apply_created(tx, job);
+    StoreOutcome out;
+    out.inbox_id = insert_inbox(tx, job.inbox);
+    return out;
+}
+
+/// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
+constexpr std::size_t kMaxStatementBytes = 4 << 20;
+
+/// Stores the jobs `bulk` (indexes into `jobs`) with one insert_orders statement in autocommit: one round trip
+/// and one commit for the whole batch. The entries go in a JSON array, their raw bodies one after another in a
+/// binary parameter. Sets their results and returns the jobs it left to the one-by-one path:
+/// `pending` ones, or all of them when the statement failed for a reason other than the store being
+/// unavailable (one bad job must not fail its batch). Throws when the store is unavailable.
+std::vector<std::size_t> store_bulk(pqxx::connection& conn, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
+                                    std::span<StoreOutcome> results) {
     std::vector<bool> answered(bulk.size(), false);
     try {
         pqxx::nontransaction nt(conn);
-        const auto rows = nt.exec_prepared(db::kInsertOrders, array, pqxx::binarystring(bodies.data(), bodies.size()));
-        for (const auto& row : rows) {
-            const auto n = static_cast<std::size_t>(row[0].as<long>());
-            const std::string_view kind(row[1].c_str(), row[1].size());
-            if (n >= bulk.size() || kind == "pending") continue;
-            StoreOutcome& out = results[bulk[n]];
-            out.kind = kind_of(kind);
-            if (!row[2].is_null()) out.order_id = row[2].as<std::string>();
-            out.inbox_id = row[3].as<std::string>();
-            answered[n] = true;
-        }
+        answered = insert_orders(nt, jobs, bulk, results);
     } catch (const pqxx::broken_connection&) {
         throw;
     } catch (const std::exception&) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "hub/ingest/outcome.hpp"
 #include "hub/ingest/validate.hpp"
 
 namespace common::db {
@@ -30,36 +31,35 @@ struct InboxRecord {
 
 /// The outcome of storing a webhook.
 struct StoreOutcome {
-    enum class Kind {
-        created,          ///< order_created stored
-        duplicate,        ///< order_created: an exact repeat
-        conflict,         ///< order_created: payload.id used for another order
-        unknown_branch,   ///< order_created: no such branch
-        appended,         ///< order_updated: a new status-log row (applied or not)
-        repeated,         ///< order_updated: an exact retry, nothing new
-        order_not_found,  ///< order_updated: no such order for this partner
-        branch_mismatch,  ///< order_updated: branch_id differs from the order's
-    };
+    using Kind = ingest::Kind;  ///< created ... branch_mismatch (hub/ingest/outcome.hpp)
     Kind kind = Kind::created;
     std::string order_id;  ///< the hub order id, when known
     bool applied = false;  ///< order_updated: became the current delivery status
     std::string inbox_id;
 };
 
-/// Writes orders and inbox rows through group commit: requests from many connections share transactions,
-/// each answered only after its transaction committed. Thread-safe; holds a reference to the pool.
-class OrderStore {
+/// Where webhooks are stored: OrderStore, or a fake in unit tests.
+class OrderSink {
 public:
-    OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent);
-    ~OrderStore();
-
+    virtual ~OrderSink() = default;
     /// Stores an order_created (order, items, first status row, forwarding job) or an order_updated (status-log
     /// row, current status) with its inbox row: all or nothing. The inbox row's outcome, status and order id are
     /// filled in here. Throws when the store is unavailable (common::db::is_unavailable) or on a bug.
-    boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox);
-
+    virtual boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook,
+                                                       InboxRecord inbox) = 0;
     /// Records a request that was refused before storage (bad JSON, validation); returns the inbox id.
-    boost::asio::awaitable<std::string> record(InboxRecord inbox);
+    virtual boost::asio::awaitable<std::string> record(InboxRecord inbox) = 0;
+};
+
+/// Writes orders and inbox rows through group commit: requests from many connections share transactions,
+/// each answered only after its transaction committed. Thread-safe; holds a reference to the pool.
+class OrderStore final : public OrderSink {
+public:
+    OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent);
+    ~OrderStore() override;
+
+    boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox) override;
+    boost::asio::awaitable<std::string> record(InboxRecord inbox) override;
 
 private:
     struct Impl;

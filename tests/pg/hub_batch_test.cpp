@@ -1,6 +1,6 @@
 // Group commit in one statement (insert_orders): requests that share a batch are answered as if each had been
 // stored alone, including repeats, conflicts, unknown branches, refused requests and jobs that fail.
-#include <boost/json/serialize.hpp>
+#include <boost/json.hpp>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -139,11 +139,22 @@ TEST_CASE("batch: an order another transaction commits while the statement waits
     auto v = validated(order_json("A-9"));
     const auto& created = std::get<hub::ingest::OrderCreated>(v.payload);
     pqxx::work tx(other);
+    const boost::json::array entry{{{"i", 0},
+                                    {"id", "00000000-0000-7000-8000-000000000009"},
+                                    {"p", "p1"},
+                                    {"h", hub::ingest::payload_hash(v.envelope, created)},
+                                    {"d", hub::ingest::order_document(v.envelope, created)},
+                                    {"rq", "other"},
+                                    {"ev", "order_created"},
+                                    {"ex", "A-9"},
+                                    {"hd", "{}"},
+                                    {"bo", 0},
+                                    {"bl", 0},
+                                    {"ro", ""}}};
     const std::string theirs =
-        tx.exec_prepared1(hub::db::kInsertOrder, "00000000-0000-7000-8000-000000000009", "p1",
-                          hub::ingest::payload_hash(v.envelope, created),
-                          boost::json::serialize(hub::ingest::order_document(v.envelope, created)))[0]
+        tx.exec_prepared1(hub::db::kInsertOrders, boost::json::serialize(entry), pqxx::binarystring(""))["order_id"]
             .as<std::string>();
+    tx.exec0("DELETE FROM hub.inbox WHERE request_id = 'other'");  // only the batch's requests are counted below
     // The batch's insert waits on the open transaction; it commits after the statement took its snapshot.
     std::thread committer([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(700));

@@ -1,0 +1,159 @@
+#include <string>
+
+#include "hub/db/queries.hpp"
+#include "hub/ingest/outcome.hpp"
+
+namespace hub::db {
+namespace {
+
+using ingest::Kind;
+
+// x: the entries; c: the order_created entries with their branch and times; f: the first entry of each
+// (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent batches take
+// their unique-index locks in the same order); done: those actually inserted (ON CONFLICT skips a payload.id
+// stored before, or by a concurrent batch). Rows inserted by this statement are not visible to its own reads:
+// a payload.id that another entry of the batch inserted is found in `done`, one stored earlier in hub.orders.
+// Inbox ids are drawn first (nextval, once per row of a materialized CTE) so that each entry learns its own.
+// The kinds it decides are spliced in from the outcome table ({created} ...), with what their inbox rows say
+// ({kinds}: label, kind number, http status, inbox outcome, inbox error code, whether the row names the order);
+// 'record' (an inbox row alone, its values in the entry) and 'pending' are the statement's own.
+constexpr std::string_view kTemplate = R"(
+WITH x AS MATERIALIZED (
+    SELECT * FROM jsonb_to_recordset($1::jsonb)
+        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, hd text, bo int, bl int, st int,
+             oc text, ec text, ro text)
+),
+c AS MATERIALIZED (
+    SELECT x.i, x.id, x.p, x.h, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
+           b.schedule_lead_minutes AS lead,
+           CASE WHEN (x.d->>'event_time_has_offset')::boolean THEN (x.d->>'event_time')::timestamptz
+                ELSE (x.d->>'event_time')::timestamp AT TIME ZONE pa.time_zone END AS event_time,
+           CASE WHEN x.d->>'schedule_date' IS NULL THEN NULL
+                WHEN (x.d->>'schedule_date_has_offset')::boolean THEN (x.d->>'schedule_date')::timestamptz
+                ELSE (x.d->>'schedule_date')::timestamp AT TIME ZONE pa.time_zone END AS schedule_date
+    FROM x JOIN hub.partners pa ON pa.id = x.p
+    LEFT JOIN hub.branches b ON b.id = x.d->>'branch_id'
+    WHERE x.d IS NOT NULL
+),
+f AS MATERIALIZED (
+    SELECT DISTINCT ON (p, ext) * FROM c WHERE branch_id IS NOT NULL ORDER BY p, ext, i
+),
+ins AS (
+    INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
+                            payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
+                            schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
+                            customer_name, customer_phone, customer_address, status_time)
+    SELECT id, p, ext, branch_id, brand_id, h, event_time,
+           j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
+           (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean, schedule_date,
+           j->'car_data'->>'color', j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters',
+           j->'car_data'->>'car_brand', j->'customer'->>'name', j->'customer'->>'phone',
+           j->'customer'->>'address', event_time
+    FROM f ORDER BY p, ext
+    ON CONFLICT (partner_id, external_id) DO NOTHING
+    RETURNING id
+),
+done AS MATERIALIZED (
+    SELECT f.* FROM f JOIN ins ON ins.id = f.id
+),
+items AS (
+    INSERT INTO hub.order_items (order_id, line_no, item_id, quantity, price, note)
+    SELECT done.id, r.line_no, r.id, r.quantity, r.price, r.note
+    FROM done, jsonb_to_recordset(done.j->'items') AS r(line_no int, id text, quantity int, price numeric, note text)
+),
+options AS (
+    INSERT INTO hub.order_item_options (order_id, line_no, option_no, option_id, price, quantity)
+    SELECT done.id, r.line_no, r.option_no, r.id, r.price, r.quantity
+    FROM done, jsonb_to_recordset(done.j->'options')
+               AS r(line_no int, option_no int, id text, price numeric, quantity int)
+),
+log AS (
+    INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
+    SELECT id, branch_id, p, 'received', 'platform', event_time, true FROM done
+),
+job AS (
+    INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since)
+    SELECT id, brand_id, due, due
+    FROM done, LATERAL (SELECT CASE WHEN schedule_date IS NULL THEN now()
+                                    ELSE greatest(now(), schedule_date - make_interval(mins => lead)) END AS due) w
+),
+o AS MATERIALIZED (
+    SELECT x.i,
+           CASE WHEN x.d IS NULL THEN 'record'
+                WHEN c.i IS NULL THEN 'pending'
+                WHEN c.branch_id IS NULL THEN {unknown_branch}
+                WHEN dn.id = c.id THEN {created}
+                WHEN coalesce(dn.h, e.payload_hash) = c.h THEN {duplicate}
+                WHEN coalesce(dn.id, e.id) IS NOT NULL THEN {conflict}
+                ELSE 'pending' END AS kind,
+           coalesce(dn.id, e.id) AS winner
+    FROM x
+    LEFT JOIN c ON c.i = x.i
+    LEFT JOIN done dn ON dn.p = c.p AND dn.ext = c.ext
+    LEFT JOIN LATERAL (
+        SELECT ho.id, ho.payload_hash FROM hub.orders ho
+        WHERE dn.id IS NULL AND c.branch_id IS NOT NULL AND ho.partner_id = c.p AND ho.external_id = c.ext LIMIT 1
+    ) e ON true
+),
+ids AS MATERIALIZED (
+    SELECT o.i, k.n, k.st, k.oc, k.ec, CASE WHEN k.names_order THEN o.winner END AS order_id,
+           nextval('hub.inbox_id_seq') AS inbox_id
+    FROM o LEFT JOIN (VALUES {kinds}) AS k(kind, n, st, oc, ec, names_order) ON k.kind = o.kind
+    WHERE o.kind <> 'pending'
+),
+inbox AS (
+    INSERT INTO hub.inbox (id, partner_id, request_id, event, external_id, order_id, headers, body, http_status,
+                           outcome, error_code, replay_of)
+    OVERRIDING SYSTEM VALUE
+    SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), ids.order_id, x.hd::jsonb,
+           substring($2::bytea FROM x.bo + 1 FOR x.bl),
+           CASE WHEN ids.n IS NULL THEN x.st ELSE ids.st END, CASE WHEN ids.n IS NULL THEN x.oc ELSE ids.oc END,
+           CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint
+    FROM ids JOIN x ON x.i = ids.i
+)
+SELECT o.i, o.kind = 'pending' AS pending, ids.n AS kind, ids.order_id, ids.inbox_id
+FROM o LEFT JOIN ids ON ids.i = o.i)";
+
+constexpr Kind kDecided[] = {Kind::created, Kind::duplicate, Kind::conflict, Kind::unknown_branch};
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+/// The label of a kind inside the statement (its metric word).
+std::string label(Kind kind) { return quoted(ingest::outcome_row(kind).metric); }
+
+std::string kinds_values() {
+    std::string values;
+    for (Kind kind : kDecided) {
+        const auto& row = ingest::outcome_row(kind);
+        if (!values.empty()) values += ", ";
+        values += "(" + label(kind) + ", " + std::to_string(static_cast<int>(kind)) + ", " +
+                  std::to_string(row.http_status) + ", " + quoted(ingest::inbox_outcome(kind)) + ", " +
+                  (row.inbox_error.empty() ? std::string("NULL") : quoted(row.inbox_error)) + ", " +
+                  (row.answers_order_id ? "true" : "false") + ")";
+    }
+    return values;
+}
+
+void replace(std::string& text, std::string_view placeholder, const std::string& value) {
+    for (auto at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size()))
+        text.replace(at, placeholder.size(), value);
+}
+
+std::string build() {
+    std::string sql(kTemplate);
+    replace(sql, "{created}", label(Kind::created));
+    replace(sql, "{duplicate}", label(Kind::duplicate));
+    replace(sql, "{conflict}", label(Kind::conflict));
+    replace(sql, "{unknown_branch}", label(Kind::unknown_branch));
+    replace(sql, "{kinds}", kinds_values());
+    return sql;
+}
+
+}  // namespace
+
+const char* insert_orders_sql() {
+    static const std::string sql = build();
+    return sql.c_str();
+}
+
+}  // namespace hub::db

@@ -1,0 +1,159 @@
+#include "hub/ingest/service.hpp"
+
+#include <chrono>
+
+#include "common/db/pool.hpp"
+#include "common/json/parse.hpp"
+#include "common/log/log.hpp"
+#include "hub/ingest/signature.hpp"
+#include "hub/ingest/store.hpp"
+#include "hub/ingest/validate.hpp"
+
+namespace hub::ingest {
+namespace {
+
+/// The body's `event` when it is one of the two known events, else empty.
+std::string known_event(const boost::json::value& body) {
+    const auto* o = body.if_object();
+    if (o == nullptr) return {};
+    auto it = o->find("event");
+    if (it == o->end() || !it->value().is_string()) return {};
+    std::string_view e = it->value().get_string();
+    return e == kEventOrderCreated || e == kEventOrderUpdated ? std::string(e) : std::string();
+}
+
+/// The inbox error code of a signing partner's request, or empty when it may go on.
+std::string_view signature_problem(const Partner& partner, const WebhookRequest& req, std::int64_t now) {
+    // Secrets that cannot be opened are a configuration fault (logged by the directory): refuse, never skip.
+    if (partner.signing_keys_unreadable) return "signature_secret_unreadable";
+    const SignatureHeaders headers{req.webhook_id, req.webhook_timestamp, req.webhook_signature};
+    return signature_error_code(verify_signature(headers, req.body, partner.signing_keys, now));
+}
+
+/// Makes `result` the failure to reach or use the store (the current exception, `e`): unavailable, or an error
+/// that is logged.
+void failed(IngestResult& result, const std::exception& e, const std::string& request_id) {
+    const bool down = common::db::is_unavailable(std::current_exception());
+    if (!down) common::log::error("webhook failed", {{"request_id", request_id}, {"error", e.what()}});
+    result.kind = down ? Kind::unavailable : Kind::error;
+    result.message.clear();
+    result.errors.clear();
+}
+
+/// Fills the inbox row's answer from `result`.
+void set_inbox(InboxRecord& inbox, const IngestResult& result) {
+    inbox.http_status = result.row().http_status;
+    inbox.outcome = result.inbox_outcome();
+    inbox.error_code = result.inbox_error_code();
+}
+
+/// Parses and validates `inbox.body`: the webhook, or nullopt with `result` saying why it was refused.
+std::optional<Validated> check(InboxRecord& inbox, IngestResult& result) {
+    auto parsed = common::json::parse_strict(inbox.body);
+    if (!parsed.value) {
+        result.kind = Kind::invalid_json;
+        result.message = std::string(result.row().message) + ": " + parsed.error;
+        return std::nullopt;
+    }
+    inbox.event = known_event(*parsed.value);
+    result.event = inbox.event;
+    auto checked = validate_webhook(*parsed.value);
+    if (!checked.value) {
+        result.kind = refusal_kind(checked.error_code);
+        result.errors = std::move(checked.errors);
+        return std::nullopt;
+    }
+    inbox.external_id = checked.value->envelope.event == kEventOrderCreated
+                            ? std::get<OrderCreated>(checked.value->payload).external_id
+                            : std::get<OrderUpdated>(checked.value->payload).order_id;
+    result.external_id = inbox.external_id;
+    return std::move(checked.value);
+}
+
+}  // namespace
+
+std::int64_t IngestService::system_clock_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) {
+    IngestResult result;
+    std::optional<Partner> partner;
+    try {
+        partner = co_await partners_.find(req.key);
+    } catch (const std::exception&) {
+        if (!common::db::is_unavailable(std::current_exception())) throw;
+        result.kind = Kind::unavailable;
+        co_return result;
+    }
+    if (!partner) {
+        result.kind = Kind::unknown_key;
+        co_return result;
+    }
+    result.partner_id = partner->id;
+    if (limiting_) {
+        const RateLimit limit{partner->rate_per_second.value_or(rate_defaults_.per_second),
+                              partner->rate_burst.value_or(rate_defaults_.burst)};
+        if (auto wait = limiter_.take(partner->id, limit)) {
+            result.kind = Kind::rate_limited;
+            result.retry_after = *wait;
+            co_return result;
+        }
+    }
+    if (partner->signing) {
+        const std::string_view problem = signature_problem(*partner, req, clock_());
+        if (!problem.empty()) co_return co_await refuse_signature(partner->id, std::move(req), problem);
+    }
+    co_return co_await process(std::move(*partner), std::move(req.body), std::move(req.request_id),
+                               std::move(req.headers_json), "");
+}
+
+boost::asio::awaitable<IngestResult> IngestService::refuse_signature(std::string partner_id, WebhookRequest req,
+                                                                     std::string_view problem) {
+    IngestResult result;
+    result.kind = Kind::unauthorized;
+    result.partner_id = partner_id;
+    result.inbox_error = std::string(problem);
+    InboxRecord inbox;
+    inbox.partner_id = std::move(partner_id);
+    inbox.request_id = req.request_id;
+    inbox.headers_json = std::move(req.headers_json);
+    inbox.body = std::move(req.body);
+    set_inbox(inbox, result);
+    try {
+        co_await store_.record(std::move(inbox));
+    } catch (const std::exception& e) {
+        failed(result, e, req.request_id);
+    }
+    co_return result;
+}
+
+boost::asio::awaitable<IngestResult> IngestService::process(Partner partner, std::string body, std::string request_id,
+                                                            std::string headers_json, std::string replay_of) {
+    InboxRecord inbox;
+    inbox.partner_id = partner.id;
+    inbox.request_id = request_id;
+    inbox.headers_json = std::move(headers_json);
+    inbox.replay_of = std::move(replay_of);
+    inbox.body = std::move(body);
+    IngestResult result;
+    result.partner_id = partner.id;
+    auto validated = check(inbox, result);
+    try {
+        if (!validated) {
+            set_inbox(inbox, result);
+            co_await store_.record(std::move(inbox));
+            co_return result;
+        }
+        const auto stored = co_await store_.store(partner.id, std::move(*validated), std::move(inbox));
+        result.kind = stored.kind;
+        result.order_id = stored.order_id;
+        result.applied = stored.applied;
+    } catch (const std::exception& e) {
+        failed(result, e, request_id);
+    }
+    co_return result;
+}
+
+}  // namespace hub::ingest

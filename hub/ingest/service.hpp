@@ -1,0 +1,80 @@
+#pragma once
+
+// The webhook path between the HTTP endpoint and storage: partner, rate, signature, body, storage.
+//
+// Decisions (each answer's status, codes and inbox values: hub/ingest/outcome.hpp):
+//   - An unknown or disabled key is unknown_key; a partner lookup the store cannot answer is unavailable.
+//   - The rate limit is checked before any work and any write: a flood costs a hash lookup, not a database row
+//     (so rate_limited requests are not in the inbox; the platform sends them again).
+//   - A signing partner's request is checked on the raw body before it is parsed; a refusal is recorded in the
+//     inbox with the reason (signature_*), and answered unauthorized whatever the reason.
+//   - Every request that reaches a known key past the limiter is recorded in the inbox: refused ones (bad JSON,
+//     validation) alone, stored ones with their order.
+//   - A store that is unavailable gives unavailable; any other failure gives error (logged with the request id).
+
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "hub/ingest/outcome.hpp"
+#include "hub/ingest/partners.hpp"
+#include "hub/ingest/rate_limit.hpp"
+
+namespace hub::ingest {
+
+class OrderSink;
+
+/// One webhook request as the service needs it, free of HTTP.
+struct WebhookRequest {
+    std::string key;   ///< the URL's webhook key
+    std::string body;  ///< raw bytes as received
+    std::string request_id;
+    std::string headers_json;  ///< the headers kept with the inbox row, a JSON object
+    /// The Standard Webhooks headers (hub/ingest/signature.hpp); empty when absent.
+    std::string webhook_id, webhook_timestamp, webhook_signature;
+};
+
+/// Decides and stores webhooks; returns typed results for the endpoint (hub/ingest/webhook.hpp) and `events
+/// replay` to render. Holds references only; thread-safe.
+class IngestService {
+public:
+    /// Unix time in seconds; injectable for tests.
+    using Clock = std::function<std::int64_t()>;
+
+    /// The system clock.
+    static std::int64_t system_clock_seconds();
+
+    IngestService(PartnerLookup& partners, OrderSink& store, Clock clock = system_clock_seconds)
+        : partners_(partners), store_(store), clock_(std::move(clock)) {}
+
+    /// Turns per-partner rate limiting on, with `defaults` for partners without a limit of their own.
+    void limit_rate(RateLimit defaults) {
+        rate_defaults_ = defaults;
+        limiting_ = true;
+    }
+
+    /// The per-partner limiter (its refusal counts feed /metrics).
+    const RateLimiter& limiter() const { return limiter_; }
+
+    /// Finds the partner, applies its rate and signature, then process().
+    boost::asio::awaitable<IngestResult> receive(WebhookRequest req);
+
+    /// Validates and stores one request body of `partner` with today's rules and records it in the inbox (with
+    /// `replay_of` for `events replay`). Used by receive() and by the replay command.
+    boost::asio::awaitable<IngestResult> process(Partner partner, std::string body, std::string request_id,
+                                                 std::string headers_json, std::string replay_of);
+
+private:
+    boost::asio::awaitable<IngestResult> refuse_signature(std::string partner_id, WebhookRequest req,
+                                                          std::string_view problem);
+
+    PartnerLookup& partners_;
+    OrderSink& store_;
+    Clock clock_;
+    RateLimiter limiter_;
+    RateLimit rate_defaults_;
+    bool limiting_ = false;
+};
+
+}  // namespace hub::ingest

@@ -1,0 +1,263 @@
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/db/pool.hpp"
+#include "hub/ingest/outcome.hpp"
+#include "hub/ingest/service.hpp"
+#include "hub/ingest/signature.hpp"
+#include "hub/ingest/store.hpp"
+#include "hub/ingest/webhook.hpp"
+
+// The ingest service and its endpoint without sockets or a database: a partner lookup and a store that answer
+// what each case needs.
+namespace {
+
+namespace asio = boost::asio;
+using namespace hub::ingest;
+
+constexpr std::string_view kCreatedBody = R"({"event": "order_created", "event_time": "2024-05-01 12:30:00",
+  "branch_id": "B1", "payload": {"id": "A-1", "payment_method": "cash", "order_type": "DELIVERY", "subtotal": 1,
+  "tax": 0, "discount": 0, "total": 1, "is_schedule": 0, "items": [{"id": "x", "quantity": 1, "price": 1}]}})";
+
+struct FakePartners final : PartnerLookup {
+    std::optional<Partner> partner = Partner{"p1", "P", "UTC"};
+    bool down = false;
+    int lookups = 0;
+    asio::awaitable<std::optional<Partner>> find(std::string /*key*/) override {
+        ++lookups;
+        if (down) throw common::db::Unavailable("database down");
+        co_return partner;
+    }
+};
+
+struct FakeStore final : OrderSink {
+    bool down = false;
+    StoreOutcome answer{Kind::created, "o-1", false, "7"};
+    std::vector<InboxRecord> recorded;
+    int stored = 0;
+    asio::awaitable<StoreOutcome> store(std::string /*partner*/, Validated /*webhook*/, InboxRecord inbox) override {
+        if (down) throw common::db::Unavailable("database down");
+        ++stored;
+        recorded.push_back(std::move(inbox));
+        co_return answer;
+    }
+    asio::awaitable<std::string> record(InboxRecord inbox) override {
+        if (down) throw common::db::Unavailable("database down");
+        recorded.push_back(std::move(inbox));
+        co_return "8";
+    }
+};
+
+template <class T>
+T run(asio::awaitable<T> work) {
+    asio::io_context ioc;
+    auto future = asio::co_spawn(ioc, std::move(work), asio::use_future);
+    ioc.run();
+    return future.get();
+}
+
+WebhookRequest request(std::string body = std::string(kCreatedBody)) {
+    WebhookRequest r;
+    r.key = "k";
+    r.body = std::move(body);
+    r.request_id = "r1";
+    r.headers_json = "{}";
+    return r;
+}
+
+common::http::Request http_post(std::string body = std::string(kCreatedBody)) {
+    common::http::Request r;
+    r.method = "POST";
+    r.path = r.target = "/webhooks/k";
+    r.body = std::move(body);
+    r.request_id = "r1";
+    return r;
+}
+
+boost::json::value body_of(const common::http::Response& r) { return boost::json::parse(r.body); }
+
+std::optional<std::string> header(const common::http::Response& r, std::string_view name) {
+    for (const auto& [k, v] : r.headers)
+        if (k == name) return v;
+    return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("outcome table: every kind has its row, in order", "[ingest][outcome]") {
+    for (std::size_t k = 0; k < kOutcomes.size(); ++k) CHECK(static_cast<std::size_t>(kOutcomes[k].kind) == k);
+    CHECK(outcome_row(Kind::created).http_status == 200);
+    CHECK(inbox_outcome(Kind::appended, true) == "applied");
+    CHECK(inbox_outcome(Kind::appended, false) == "logged");
+    CHECK(inbox_outcome(Kind::conflict) == "conflict");
+    CHECK(refusal_kind(kErrorNotAnObject) == Kind::not_an_object);
+    CHECK(refusal_kind(kErrorUnknownEvent) == Kind::unknown_event);
+    CHECK(refusal_kind(kErrorValidationFailed) == Kind::validation_failed);
+}
+
+TEST_CASE("ingest: an unknown key is 404 and nothing is recorded", "[ingest]") {
+    FakePartners partners;
+    partners.partner.reset();
+    FakeStore store;
+    IngestService service(partners, store);
+    const auto result = run(service.receive(request()));
+    CHECK(result.kind == Kind::unknown_key);
+    CHECK(store.recorded.empty());
+    const auto r = render(result);
+    CHECK(r.status == 404);
+    CHECK(body_of(r).at("error").at("code") == "unknown_key");
+    CHECK(body_of(r).at("order_id") == "");
+    CHECK(r.note.outcome == "unknown_key");
+}
+
+TEST_CASE("ingest: a partner lookup the store cannot answer is 503 with Retry-After", "[ingest]") {
+    FakePartners partners;
+    partners.down = true;
+    FakeStore store;
+    WebhookHandler handler(partners, store);
+    const auto r = run(handler.handle(http_post(), "k"));
+    CHECK(r.status == 503);
+    CHECK(header(r, "Retry-After") == "5");
+    CHECK(body_of(r).at("error").at("code") == "store_unavailable");
+    CHECK(r.note.outcome == "unavailable");
+    CHECK(r.note.partner.empty());
+}
+
+TEST_CASE("ingest: a store that is down is 503; the event stays known", "[ingest]") {
+    FakePartners partners;
+    FakeStore store;
+    store.down = true;
+    WebhookHandler handler(partners, store);
+    const auto r = run(handler.handle(http_post(), "k"));
+    CHECK(r.status == 503);
+    CHECK(header(r, "Retry-After") == "5");
+    CHECK(r.note.partner == "p1");
+    CHECK(r.note.event == "order_created");
+}
+
+TEST_CASE("ingest: past its rate a partner gets 429 with Retry-After, unrecorded", "[ingest]") {
+    FakePartners partners;
+    partners.partner->rate_per_second = 1;
+    partners.partner->rate_burst = 1;
+    FakeStore store;
+    WebhookHandler handler(partners, store);
+    handler.limit_rate({});
+    CHECK(run(handler.handle(http_post(), "k")).status == 200);
+    const auto r = run(handler.handle(http_post(), "k"));
+    CHECK(r.status == 429);
+    CHECK(header(r, "Retry-After") == "1");
+    CHECK(body_of(r).at("error").at("code") == "rate_limited");
+    CHECK(r.note.outcome == "rate_limited");
+    CHECK(r.note.partner == "p1");
+    CHECK(store.recorded.size() == 1);  // the first request only
+}
+
+TEST_CASE("ingest: a signing partner's unsigned request is 401, recorded with its reason", "[ingest]") {
+    FakePartners partners;
+    partners.partner->signing = true;
+    partners.partner->signing_keys = {std::string(32, 'k')};
+    FakeStore store;
+    WebhookHandler handler(partners, store, [] { return std::int64_t{1'700'000'000}; });
+    const auto r = run(handler.handle(http_post(), "k"));
+    CHECK(r.status == 401);
+    CHECK(body_of(r).at("error").at("code") == "invalid_signature");
+    CHECK(r.note.outcome == "unauthorized");
+    REQUIRE(store.recorded.size() == 1);
+    CHECK(store.recorded[0].http_status == 401);
+    CHECK(store.recorded[0].outcome == "rejected");
+    CHECK(store.recorded[0].error_code == "signature_missing");
+    CHECK(store.stored == 0);
+}
+
+TEST_CASE("ingest: a signed request goes on to storage", "[ingest]") {
+    FakePartners partners;
+    const std::string key(32, 'k');
+    partners.partner->signing = true;
+    partners.partner->signing_keys = {key};
+    FakeStore store;
+    WebhookHandler handler(partners, store, [] { return std::int64_t{1'700'000'000}; });
+    auto req = http_post();
+    req.headers = {{"webhook-id", "msg_1"},
+                   {"webhook-timestamp", "1700000000"},
+                   {"webhook-signature", sign_webhook(key, "msg_1", "1700000000", req.body)}};
+    const auto r = run(handler.handle(req, "k"));
+    CHECK(r.status == 200);
+    CHECK(body_of(r) == boost::json::parse(R"({"order_id": "o-1", "status": "success"})"));
+    CHECK(r.note.order_id == "o-1");
+    CHECK(r.note.external_id == "A-1");
+}
+
+TEST_CASE("ingest: a signature refusal whose record fails is 503", "[ingest]") {
+    FakePartners partners;
+    partners.partner->signing = true;
+    FakeStore store;
+    store.down = true;
+    WebhookHandler handler(partners, store);
+    const auto r = run(handler.handle(http_post(), "k"));
+    CHECK(r.status == 503);
+    CHECK(r.note.outcome == "unavailable");
+}
+
+TEST_CASE("ingest: refusals are recorded with the table's inbox values", "[ingest]") {
+    FakePartners partners;
+    FakeStore store;
+    IngestService service(partners, store);
+    SECTION("not JSON") {
+        const auto result = run(service.receive(request("{")));
+        CHECK(result.kind == Kind::invalid_json);
+        CHECK(render(result).status == 400);
+        CHECK(store.recorded.at(0).error_code == "invalid_json");
+    }
+    SECTION("not an object") {
+        const auto result = run(service.receive(request("[]")));
+        CHECK(result.kind == Kind::not_an_object);
+        const auto body = answer_body(result);
+        CHECK(body.at("error").at("code") == "invalid_json");
+        CHECK(store.recorded.at(0).error_code == "not_an_object");
+    }
+    SECTION("an order_updated that breaks the rules has no order_id in its answer") {
+        const auto result = run(service.receive(request(R"({"event": "order_updated"})")));
+        CHECK(result.kind == Kind::validation_failed);
+        const auto body = answer_body(result);
+        CHECK_FALSE(body.contains("order_id"));
+        CHECK_FALSE(body.at("error").at("details").as_array().empty());
+        CHECK(store.recorded.at(0).http_status == 422);
+        CHECK(store.recorded.at(0).outcome == "rejected");
+        CHECK(store.recorded.at(0).event == "order_updated");
+    }
+    CHECK(store.stored == 0);
+}
+
+TEST_CASE("ingest: storage kinds render from the table", "[ingest]") {
+    FakePartners partners;
+    FakeStore store;
+    WebhookHandler handler(partners, store);
+    using Case = std::tuple<Kind, unsigned, std::string_view>;
+    for (const auto& [kind, status, code] :
+         {Case{Kind::duplicate, 200, ""}, Case{Kind::conflict, 409, "order_id_conflict"},
+          Case{Kind::unknown_branch, 422, "validation_failed"}}) {
+        store.answer.kind = kind;
+        const auto r = run(handler.handle(http_post(), "k"));
+        CHECK(r.status == status);
+        if (!code.empty()) CHECK(body_of(r).at("error").at("code").as_string() == code);
+        CHECK(r.note.outcome == outcome_row(kind).metric);
+    }
+}
+
+TEST_CASE("ingest: only POST is allowed", "[ingest]") {
+    FakePartners partners;
+    FakeStore store;
+    WebhookHandler handler(partners, store);
+    auto req = http_post();
+    req.method = "GET";
+    const auto r = run(handler.handle(req, "k"));
+    CHECK(r.status == 405);
+    CHECK(header(r, "Allow") == "POST");
+    CHECK(partners.lookups == 0);
+}
