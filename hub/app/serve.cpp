@@ -8,6 +8,7 @@
 #include "common/log/log.hpp"
 #include "hub/dashboard/api.hpp"
 #include "hub/dashboard/feed.hpp"
+#include "hub/dashboard/queries.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/secrets.hpp"
@@ -70,7 +71,11 @@ int serve(const common::config::ParsedArgs& args) {
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     common::db::Pool pool({.url = cfg.database_url,
                            .workers = cfg.db_workers,
-                           .on_connect = db::prepare_serving,
+                           .on_connect =
+                               [](pqxx::connection_base& c) {
+                                   db::prepare_serving(c);
+                                   dashboard::prepare_dashboard(c);
+                               },
                            .queue_wait = &hub_metrics.pool_wait()});
     // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,

@@ -1,12 +1,11 @@
 #pragma once
 
-#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <optional>
 #include <string>
 
 #include "common/http/message.hpp"
-#include "hub/dashboard/auth.hpp"
+#include "hub/dashboard/handlers.hpp"
 
 namespace common::db {
 class Pool;
@@ -17,8 +16,9 @@ namespace hub::dashboard {
 class EventFeed;
 
 /// The merchant dashboard's HTTP surface: the page under /dashboard/ (embedded files) and the JSON API and event
-/// stream under /api/dashboard/. Every API call but login needs a session cookie; every POST needs the CSRF
-/// token; every answer is limited to the branches the user may see. Holds references to the pool and the feed.
+/// stream under /api/dashboard/ (hub/dashboard/routes.hpp). Every API call but login needs a session cookie; every
+/// POST needs the CSRF token; every answer is limited to the branches the user may see. Holds references to the
+/// pool and the feed.
 class Dashboard {
 public:
     /// `tls`: the listener speaks HTTPS (session cookies get `Secure`). `pos_environment`: the POS connections
@@ -29,14 +29,9 @@ public:
     boost::asio::awaitable<std::optional<common::http::Response>> handle(const common::http::Request& req);
 
 private:
-    boost::asio::awaitable<common::http::Response> api(const common::http::Request& req, std::string path);
+    boost::asio::awaitable<common::http::Response> api(const common::http::Request& req, std::string_view path);
 
-    common::db::Pool& pool_;
-    EventFeed& feed_;
-    bool tls_;
-    std::string pos_environment_;
-    std::atomic<int> logins_{0};
-    LoginThrottle throttle_;  ///< password checks in progress (each holds a database worker ~0.3 s)
+    Context context_;
 };
 
 }  // namespace hub::dashboard

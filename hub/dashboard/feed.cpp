@@ -12,6 +12,7 @@
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
 #include "hub/dashboard/orders.hpp"
+#include "hub/dashboard/queries.hpp"
 
 namespace hub::dashboard {
 namespace {
@@ -28,23 +29,10 @@ constexpr std::chrono::minutes kCleanupEvery{10};
 /// Deletes events older than two days and expired sessions, a bounded number per call.
 void clean_up(pqxx::connection& c) {
     pqxx::work tx(c);
-    tx.exec(
-        "DELETE FROM hub.dashboard_events WHERE id IN (SELECT id FROM hub.dashboard_events WHERE created_at < "
-        "now() - interval '2 days' ORDER BY id LIMIT 50000)");
-    tx.exec(
-        "DELETE FROM hub.dashboard_sessions WHERE token_hash IN (SELECT token_hash FROM hub.dashboard_sessions "
-        "WHERE expires_at < now() LIMIT 50000)");
+    exec(tx, sql::kDeleteOldEvents);
+    exec(tx, sql::kDeleteExpiredSessions);
     tx.commit();
 }
-
-std::string event_sql(const std::string& where) {
-    return "SELECT e.id, e.kind, coalesce(e.detail, ''), " + kSummaryColumns + kSummaryFrom +
-           " JOIN hub.dashboard_events e ON e.order_id = o.id WHERE " + where + " ORDER BY e.id LIMIT $2";
-}
-
-// With no board open only the ids matter (the cursor must stay current): reading each event's order summary
-// cost PostgreSQL about a tenth of what storing the orders did while a burst came in.
-constexpr const char* kEventIdsSql = "SELECT id FROM hub.dashboard_events WHERE id > $1 ORDER BY id LIMIT $2";
 
 std::vector<Event> ids_of(const pqxx::result& rows) {
     std::vector<Event> out(rows.size());
@@ -58,11 +46,13 @@ std::vector<Event> events_of(const pqxx::result& rows) {
     out.reserve(rows.size());
     for (const auto& r : rows) {
         Event e;
-        e.id = r[0].as<std::int64_t>();
-        auto order = summary_json(r, 3);
+        e.id = r["event_id"].as<std::int64_t>();
+        auto order = summary_json(r);
         e.branch_id = order["branch_id"].as_string().c_str();
-        e.data = boost::json::serialize(boost::json::object{
-            {"id", e.id}, {"kind", r[1].c_str()}, {"detail", r[2].c_str()}, {"order", std::move(order)}});
+        e.data = boost::json::serialize(boost::json::object{{"id", e.id},
+                                                            {"kind", r["event_kind"].c_str()},
+                                                            {"detail", r["event_detail"].c_str()},
+                                                            {"order", std::move(order)}});
         out.push_back(std::move(e));
     }
     return out;
@@ -155,8 +145,7 @@ void EventFeed::unsubscribe(const std::shared_ptr<Subscription>& s) {
 std::vector<Event> EventFeed::replay(pqxx::connection& conn, std::int64_t after, const std::string& user_id,
                                      std::size_t limit) {
     pqxx::read_transaction tx(conn);
-    return events_of(tx.exec_params(event_sql("e.id > $1 AND " + in_scope("e.branch_id", "$3")), after,
-                                    static_cast<long long>(limit), user_id));
+    return events_of(exec(tx, sql::kReplayEvents, after, static_cast<long long>(limit), user_id));
 }
 
 asio::awaitable<void> EventFeed::loop() {
@@ -173,7 +162,7 @@ asio::awaitable<void> EventFeed::loop() {
                 // Start at the newest event: boards that were open before catch up through Last-Event-ID.
                 auto newest = [](pqxx::connection& c) {
                     pqxx::read_transaction tx(c);
-                    return tx.exec("SELECT coalesce(max(id), 0) FROM hub.dashboard_events")[0][0].as<std::int64_t>();
+                    return exec(tx, sql::kNewestEventId)[0][0].as<std::int64_t>();
                 };
                 cursor.emplace(co_await pool_.run(std::move(newest)));
             }
@@ -186,8 +175,10 @@ asio::awaitable<void> EventFeed::loop() {
             auto fetch = [low, listening](pqxx::connection& c) {
                 pqxx::read_transaction tx(c);
                 const auto limit = static_cast<long long>(kBatch);
-                if (!listening) return ids_of(tx.exec_params(kEventIdsSql, low, limit));
-                return events_of(tx.exec_params(event_sql("e.id > $1"), low, limit));
+                // With no board open only the ids matter (the cursor must stay current): reading each event's order
+                // summary cost PostgreSQL about a tenth of what storing the orders did while a burst came in.
+                if (!listening) return ids_of(exec(tx, sql::kEventIdsAfter, low, limit));
+                return events_of(exec(tx, sql::kEventsAfter, low, limit));
             };
             auto events = co_await pool_.run(std::move(fetch));
             std::vector<std::shared_ptr<Subscription>> subs;

@@ -1,6 +1,6 @@
 #pragma once
 
-// The dashboard's SQL and the JSON shapes of orders, shared by the API and the event feed.
+// The JSON shapes of orders, shared by the API and the event feed (their SQL: hub/dashboard/queries.hpp).
 
 #include <boost/json/object.hpp>
 #include <optional>
@@ -14,24 +14,12 @@ class transaction_base;
 
 namespace hub::dashboard {
 
-/// A SQL expression for the ISO 8601 text (UTC, milliseconds, `Z`) of the timestamptz `column`; null stays null.
-std::string iso(const std::string& column);
-
-/// Columns of an order summary (alias o = hub.orders, p = hub.partners, j = hub.forward_jobs); kSummaryWidth of them.
-extern const std::string kSummaryColumns;
-/// FROM clause joining o, p and j.
-extern const std::string kSummaryFrom;
-inline constexpr int kSummaryWidth = 15;
-
-/// The summary at columns [first, first + kSummaryWidth) of `r`.
-boost::json::object summary_json(const pqxx::row& r, int first);
+/// The order summary of a row with the columns of sql::kSummaryColumns.
+boost::json::object summary_json(const pqxx::row& r);
 
 /// What is wrong with an order's delivery to the POS, for the board: "rejected", "unreachable" (dead or
 /// retrying after errors), "auth_failed", or "" when nothing is.
 std::string problem_of(std::string_view job_state, int attempts, std::string_view last_error);
-
-/// A SQL condition true for branch ids the user `$n` may see (`column IN (...)`).
-std::string in_scope(const std::string& column, const std::string& user_param);
 
 /// The list filters of GET /api/dashboard/orders.
 enum class Filter { all, today, active, problems };

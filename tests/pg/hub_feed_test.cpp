@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "hub/dashboard/feed.hpp"
+#include "hub/dashboard/queries.hpp"
 #include "tests/pg/hub_support.hpp"
 
 using namespace tests::hubdb;
@@ -72,4 +73,14 @@ TEST_CASE("feed: events from before a board opened are not sent to it, later one
     CHECK(data.at("order").as_object().at("external_id").as_string() == "F-3");
     feed.unsubscribe(sub);
     feed.stop();
+}
+
+TEST_CASE("feed: every dashboard statement is valid against the migrated schema", "[feed]") {
+    HubDb h;
+    pqxx::connection c(h.db.url());
+    hub::dashboard::prepare_dashboard(c);
+    pqxx::work tx(c);
+    // PREPARE parses, resolves and type-checks a statement without running it.
+    for (const auto* s : hub::dashboard::kAllStatements)
+        CHECK_NOTHROW(tx.exec(std::string("PREPARE check_") + s->name + " AS " + s->sql));
 }

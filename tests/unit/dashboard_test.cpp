@@ -1,8 +1,13 @@
+#include <boost/json/parse.hpp>
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "hub/dashboard/auth.hpp"
 #include "hub/dashboard/feed.hpp"
 #include "hub/dashboard/orders.hpp"
+#include "hub/dashboard/queries.hpp"
+#include "hub/dashboard/routes.hpp"
+#include "hub/dashboard/session.hpp"
 #include "hub/dashboard/web.hpp"
 
 using namespace hub::dashboard;
@@ -25,7 +30,7 @@ std::optional<std::string> header(const common::http::Response& r, const std::st
 
 }  // namespace
 
-TEST_CASE("dashboard cursor delivers each id once and waits for late commits") {
+TEST_CASE("dashboard cursor delivers each id once and waits for late commits", "[dashboard]") {
     Cursor c(10);
     const auto t0 = std::chrono::steady_clock::now();
     CHECK_FALSE(c.accept(9));
@@ -43,7 +48,7 @@ TEST_CASE("dashboard cursor delivers each id once and waits for late commits") {
     CHECK(c.low() == 13);
 }
 
-TEST_CASE("dashboard cursor gives up on a rolled-back id after the grace period") {
+TEST_CASE("dashboard cursor gives up on a rolled-back id after the grace period", "[dashboard]") {
     Cursor c(0);
     const auto t0 = std::chrono::steady_clock::now();
     CHECK(c.accept(3));
@@ -56,14 +61,14 @@ TEST_CASE("dashboard cursor gives up on a rolled-back id after the grace period"
     CHECK_FALSE(c.accept(1));  // too late: given up on
 }
 
-TEST_CASE("dashboard session cookie is HttpOnly, SameSite=Strict, and Secure only with TLS") {
+TEST_CASE("dashboard session cookie is HttpOnly, SameSite=Strict, and Secure only with TLS", "[dashboard]") {
     const auto plain = session_cookie("tok", 3600s, false);
     CHECK(plain == "orderhub_session=tok; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600");
     CHECK(session_cookie("tok", 3600s, true).ends_with("; Secure"));
     CHECK(cleared_cookie(false).find("Max-Age=0") != std::string::npos);
 }
 
-TEST_CASE("dashboard session token is read from the Cookie header") {
+TEST_CASE("dashboard session token is read from the Cookie header", "[dashboard]") {
     CHECK(session_token(request({{"Cookie", "a=1; orderhub_session=xyz; b=2"}})) == "xyz");
     CHECK(session_token(request({{"cookie", "orderhub_session=abc"}})) == "abc");
     CHECK_FALSE(session_token(request({{"Cookie", "orderhub_sessionx=1; other=2"}})).has_value());
@@ -71,7 +76,7 @@ TEST_CASE("dashboard session token is read from the Cookie header") {
     CHECK_FALSE(session_token(request({})).has_value());
 }
 
-TEST_CASE("dashboard CSRF token is bound to the session") {
+TEST_CASE("dashboard CSRF token is bound to the session", "[dashboard]") {
     const auto t = csrf_token("session-a");
     CHECK(t.size() == 64);
     CHECK(csrf_matches("session-a", t));
@@ -80,7 +85,7 @@ TEST_CASE("dashboard CSRF token is bound to the session") {
     CHECK(token_hash("session-a") != t);
 }
 
-TEST_CASE("dashboard refuses cross-site origins") {
+TEST_CASE("dashboard refuses cross-site origins", "[dashboard]") {
     CHECK(same_origin(request({{"Host", "127.0.0.1:8080"}})));
     CHECK(same_origin(request({{"Host", "127.0.0.1:8080"}, {"Origin", "http://127.0.0.1:8080"}})));
     CHECK_FALSE(same_origin(request({{"Host", "127.0.0.1:8080"}, {"Origin", "http://evil.example"}})));
@@ -88,7 +93,7 @@ TEST_CASE("dashboard refuses cross-site origins") {
     CHECK_FALSE(same_origin(request({{"Host", "127.0.0.1:8080"}, {"Origin", "null"}})));
 }
 
-TEST_CASE("dashboard masks phones, checks e-mails and passwords") {
+TEST_CASE("dashboard masks phones, checks e-mails and passwords", "[dashboard]") {
     CHECK(mask_phone("+966500000001") == "+966*******01");
     CHECK(mask_phone("12") == "12");
     CHECK(mask_phone("+1 (555) 123-4567") == "+1 (***) ***-**67");
@@ -101,7 +106,7 @@ TEST_CASE("dashboard masks phones, checks e-mails and passwords") {
     CHECK_FALSE(password_problem("long enough pass").has_value());
 }
 
-TEST_CASE("dashboard query parameters are decoded") {
+TEST_CASE("dashboard query parameters are decoded", "[dashboard]") {
     CHECK(query_param("/x?branch=DEMO-1&filter=today", "filter") == "today");
     CHECK(query_param("/x?since=2024-05-01T00%3A00%3A00%2B03%3A00", "since") == "2024-05-01T00:00:00+03:00");
     CHECK(query_param("/x?a=b+c", "a") == "b c");
@@ -109,7 +114,7 @@ TEST_CASE("dashboard query parameters are decoded") {
     CHECK_FALSE(query_param("/x?ab=1", "a").has_value());
 }
 
-TEST_CASE("dashboard problems and filters") {
+TEST_CASE("dashboard problems and filters", "[dashboard]") {
     CHECK(problem_of("rejected", 1, "bad item") == "rejected");
     CHECK(problem_of("dead", 12, "refused") == "unreachable");
     CHECK(problem_of("pending", 2, "connection refused") == "unreachable");
@@ -121,7 +126,7 @@ TEST_CASE("dashboard problems and filters") {
     CHECK_FALSE(parse_filter("yesterday").has_value());
 }
 
-TEST_CASE("dashboard page is embedded and served with a strict CSP") {
+TEST_CASE("dashboard page is embedded and served with a strict CSP", "[dashboard]") {
     auto index = web_response("/");
     REQUIRE(index.has_value());
     CHECK(index->content_type == "text/html; charset=utf-8");
@@ -141,7 +146,7 @@ TEST_CASE("dashboard page is embedded and served with a strict CSP") {
     }
 }
 
-TEST_CASE("dashboard login throttle: five failures in the window block the e-mail until it ends") {
+TEST_CASE("dashboard login throttle: five failures in the window block the e-mail until it ends", "[dashboard]") {
     LoginThrottle t(5, 900s, 3);
     const auto t0 = LoginThrottle::Clock::now();
     for (int i = 0; i < 4; ++i) t.failed("a@x", t0);
@@ -161,4 +166,89 @@ TEST_CASE("dashboard login throttle: five failures in the window block the e-mai
     for (int i = 0; i < 5; ++i) t.failed("g@x", t0 + 4s);
     CHECK_FALSE(t.blocked("d@x", t0 + 5s).has_value());
     CHECK(t.blocked("g@x", t0 + 5s).has_value());
+}
+
+TEST_CASE("dashboard routes: order paths become patterns, with the id checked", "[dashboard]") {
+    CHECK(target_of("orders").pattern == "orders");
+    CHECK(target_of("session").pattern == "session");
+    const auto detail = target_of("orders/HUB-1");
+    CHECK((detail.pattern == "orders/{id}" && detail.order_id == "HUB-1" && !detail.bad_order_id));
+    CHECK(target_of("orders/HUB-1/").pattern == "orders/{id}");
+    const auto resend = target_of("orders/HUB-1/resend");
+    CHECK((resend.pattern == "orders/{id}/resend" && resend.order_id == "HUB-1"));
+    CHECK(target_of("orders/HUB-1/resend/x").pattern == "orders/{id}/resend/x");
+    CHECK(target_of("orders/").bad_order_id);
+    CHECK(target_of("orders//phone").bad_order_id);
+    CHECK(target_of("orders/" + std::string(65, 'x')).bad_order_id);
+    CHECK_FALSE(target_of("orders/" + std::string(64, 'x')).bad_order_id);
+
+    REQUIRE(find_route("orders/{id}/phone") != nullptr);
+    CHECK(find_route("orders/{id}/phone")->method == "POST");
+    CHECK(find_route("orders/{id}")->method == "GET");
+    CHECK_FALSE(find_route("login")->needs_session);
+    CHECK(find_route("orders/{id}/resend/x") == nullptr);
+    CHECK(find_route("nope") == nullptr);
+    std::set<std::string_view> patterns;
+    for (const auto& r : kRoutes) {
+        CHECK((r.method == "GET" || r.method == "POST"));
+        CHECK(patterns.insert(r.pattern).second);  // one method per path
+        CHECK(r.needs_session == (r.pattern != "login"));
+    }
+}
+
+TEST_CASE("dashboard session step: cookie, then origin and CSRF for POST", "[dashboard]") {
+    const std::string cookie = "orderhub_session=tok";
+    auto call = [](std::string method, std::vector<std::pair<std::string, std::string>> headers) {
+        auto r = request(std::move(headers));
+        r.method = std::move(method);
+        common::http::Response refusal;
+        auto session = check_session(r, refusal);
+        return std::pair{session, refusal};
+    };
+    auto code = [](const common::http::Response& r) {
+        return std::string(boost::json::parse(r.body).at("error").at("code").as_string());
+    };
+
+    auto [none, unauth] = call("GET", {{"Host", "h"}});
+    CHECK_FALSE(none.has_value());
+    CHECK((unauth.status == 401 && code(unauth) == "unauthenticated"));
+
+    auto [get, unused] = call("GET", {{"Host", "h"}, {"Cookie", cookie}, {"Origin", "http://evil.example"}});
+    REQUIRE(get.has_value());  // a GET changes nothing: neither origin nor CSRF token is asked for
+    CHECK((get->token == "tok" && get->hash == token_hash("tok")));
+
+    auto [no_csrf, csrf_refusal] = call("POST", {{"Host", "h"}, {"Cookie", cookie}});
+    CHECK((!no_csrf && csrf_refusal.status == 403 && code(csrf_refusal) == "csrf_failed"));
+    auto [wrong, wrong_refusal] =
+        call("POST", {{"Host", "h"}, {"Cookie", cookie}, {"X-CSRF-Token", csrf_token("other")}});
+    CHECK((!wrong && code(wrong_refusal) == "csrf_failed"));
+    auto [cross, cross_refusal] = call(
+        "POST",
+        {{"Host", "h"}, {"Cookie", cookie}, {"X-CSRF-Token", csrf_token("tok")}, {"Origin", "http://evil.example"}});
+    CHECK((!cross && cross_refusal.status == 403 && code(cross_refusal) == "cross_origin"));
+    auto [post, none_refused] = call("POST", {{"Host", "h"}, {"Cookie", cookie}, {"X-CSRF-Token", csrf_token("tok")}});
+    CHECK(post.has_value());
+}
+
+TEST_CASE("dashboard branch scope: only a named branch outside the user's is refused", "[dashboard]") {
+    User u{"u1", "a@x", "DEMO", {{"DEMO-1", "One"}}};
+    CHECK_FALSE(refuse_branch(u, "").has_value());
+    CHECK_FALSE(refuse_branch(u, "DEMO-1").has_value());
+    const auto refused = refuse_branch(u, "DEMO-2");
+    REQUIRE(refused.has_value());
+    CHECK(refused->status == 403);
+    CHECK(boost::json::parse(refused->body).at("error").at("code").as_string() == "forbidden_branch");
+}
+
+TEST_CASE("dashboard statements: unique names, whole SQL", "[dashboard]") {
+    std::set<std::string_view> names;
+    for (const Statement* s : kAllStatements) {
+        CHECK(names.insert(s->name).second);
+        CHECK(std::string_view(s->name).starts_with("dashboard_"));
+        const std::string_view text = s->sql;
+        CHECK((text.find("$1") != std::string_view::npos || text.find('$') == std::string_view::npos));
+    }
+    CHECK(std::string_view(sql::kOrderInScope.sql).ends_with("AND ub.branch_id = b.id)))"));
+    CHECK(std::string_view(sql::iso("x").c_str()) ==
+          "to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
 }
