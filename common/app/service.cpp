@@ -1,7 +1,6 @@
 #include "common/app/service.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -12,6 +11,7 @@
 #include "common/cli/cli.hpp"
 #include "common/http/tls.hpp"
 #include "common/log/log.hpp"
+#include "common/log/spawned.hpp"
 
 namespace common::app {
 
@@ -153,7 +153,7 @@ int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::si
         log::info("stopping", {{"signal", sig}});
         server.stop();
         if (hooks.on_stop) hooks.on_stop();
-        boost::asio::co_spawn(ioc, drain(ioc, server, hooks.busy, grace), boost::asio::detached);
+        boost::asio::co_spawn(ioc, drain(ioc, server, hooks.busy, grace), common::log::on_failure("draining failed"));
     });
     boost::asio::signal_set hup(ioc, SIGHUP);
     std::function<void(boost::system::error_code, int)> on_hup = [&](boost::system::error_code ec, int) {

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -15,11 +14,13 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 #include <unordered_map>
 
 #include "common/http/request_id.hpp"
 #include "common/log/log.hpp"
+#include "common/log/spawned.hpp"
 
 namespace common::http {
 namespace {
@@ -257,7 +258,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         c->end_stream = [weak = std::weak_ptr<ConnStream<C>>(w)] {
             if (auto s = weak.lock()) s->end();
         };
-        asio::co_spawn(c->socket().get_executor(), watch_peer(c, w), asio::detached);
+        asio::co_spawn(c->socket().get_executor(), watch_peer(c, w), log::on_failure("stream watcher failed"));
         try {
             co_await r.stream(w);
         } catch (const std::exception& e) {
@@ -267,10 +268,121 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         w->end();
     }
 
+    /// Idle between requests: waits for the first byte of the next one under the idle time-out (stop() cancels
+    /// the wait); false when the connection is to end.
+    template <class C>
+    asio::awaitable<bool> await_request(C& c, beast::flat_buffer& buffer) {
+        c.idle = true;
+        if (c.stopping) co_return false;
+        c.arm(limits.idle_timeout);
+        boost::system::error_code ec;
+        if constexpr (std::is_same_v<C, TlsConn>) {
+            // Bytes may already wait decrypted inside the TLS layer: wait by reading, not on the socket.
+            auto [rec, got] = co_await c.stream.async_read_some(buffer.prepare(kIdleRead), kTuple);
+            buffer.commit(got);
+            ec = rec;
+        } else {
+            auto [wec] = co_await c.socket().async_wait(tcp::socket::wait_read, kTuple);
+            ec = wec;
+        }
+        c.disarm();
+        c.idle = false;
+        co_return !ec && !c.stopping;
+    }
+
+    /// The answer to a request that could not be read whole, or nullopt when the peer went away (or stop()):
+    /// nothing to answer.
+    std::optional<Response> unreadable(const Request& meta, const boost::system::error_code& ec, bool timed_out) const {
+        if (timed_out)
+            return errors(meta.target, 408, "request_timeout",
+                          "the request was not received in time (" +
+                              std::to_string(limits.request_timeout.count() / 1000) + " s)");
+        if (ec == bhttp::error::body_limit)
+            return errors(meta.target, 413, "body_too_large",
+                          "the body is larger than " + std::to_string(limits.max_body) + " bytes");
+        if (ec == bhttp::error::header_limit)
+            return errors(meta.target, 431, "headers_too_large",
+                          "the headers are larger than " + std::to_string(limits.max_header) + " bytes");
+        if (ec == bhttp::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+            ec == asio::error::operation_aborted || ec == bhttp::error::partial_message)
+            return std::nullopt;
+        return errors(meta.target, 400, "bad_request", "malformed HTTP request");
+    }
+
+    /// What is known of a request as soon as its request line was parsed, even when a limit stopped the rest.
+    template <class C>
+    static Request request_line(C& c, const bhttp::request_parser<bhttp::string_body>& parser) {
+        Request meta;
+        meta.request_id = new_request_id();
+        boost::system::error_code rec;
+        auto ep = c.socket().remote_endpoint(rec);
+        if (!rec) meta.remote = ep.address().to_string();
+        const auto& h = parser.get();
+        meta.method = std::string(h.method_string());
+        meta.target = std::string(h.target());
+        meta.path = meta.target.substr(0, meta.target.find('?'));
+        return meta;
+    }
+
+    void log_access(const Request& meta, const Response& r, std::chrono::steady_clock::time_point started) const {
+        if (access_log)
+            access_log(
+                meta, r,
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
+    }
+
+    /// What a session does after one request: read the next, close the connection, or nothing (already closed).
+    enum class After { next, close, closed };
+
+    /// Reads one request, runs the handler and writes (or streams) its answer.
+    template <class C>
+    asio::awaitable<After> serve_one(std::shared_ptr<C> c, beast::flat_buffer& buffer) {
+        bhttp::request_parser<bhttp::string_body> parser;
+        parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
+        parser.body_limit(limits.max_body);
+        const auto started = std::chrono::steady_clock::now();
+        c->arm(limits.request_timeout);
+        auto [ec, n] = co_await bhttp::async_read(c->stream, buffer, parser, kTuple);
+        const bool timed_out = c->timed_out;
+        c->disarm();
+        Request meta = request_line(*c, parser);
+        if (ec) {
+            std::optional<Response> refusal = unreadable(meta, ec, timed_out);
+            if (!refusal) co_return After::close;
+            refusal->close = true;
+            co_await write(*c, meta, *refusal, 11, false);
+            log_access(meta, *refusal, started);
+            co_return After::close;
+        }
+        auto& msg = parser.get();
+        const unsigned version = msg.version();
+        const bool client_keep_alive = msg.keep_alive();
+        for (const auto& f : msg) meta.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+        Request req = meta;
+        req.body = std::move(msg.body());
+        Response r;
+        try {
+            r = co_await handler(std::move(req));
+        } catch (const std::exception& e) {
+            log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
+            r = errors(meta.target, 500, "internal_error", "internal error");
+        }
+        if (r.stream) {
+            co_await stream(c, meta, r);
+            log_access(meta, r, started);
+            // No close_notify: the peer may have gone, and a TLS shutdown must not race the watcher's read.
+            co_await close(*c, false);
+            co_return After::closed;
+        }
+        const bool keep_alive = client_keep_alive && !r.close && !stopping.load();
+        const bool ok = co_await write(*c, meta, r, version, keep_alive);
+        log_access(meta, r, started);
+        co_return ok&& keep_alive ? After::next : After::close;
+    }
+
     template <class C>
     asio::awaitable<void> session(std::shared_ptr<C> c) {
-        constexpr bool kTls = std::is_same_v<C, TlsConn>;
-        if constexpr (kTls) {
+        if constexpr (std::is_same_v<C, TlsConn>) {
             if (!co_await handshake(*c)) {
                 co_await close(*c, false);
                 co_return;
@@ -279,104 +391,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         beast::flat_buffer buffer;
         for (;;) {
             if (buffer.size() == 0) {
-                // Idle between requests: wait for the first byte under the idle time-out; stop() cancels this.
-                c->idle = true;
-                if (c->stopping) break;
-                c->arm(limits.idle_timeout);
-                boost::system::error_code ec;
-                if constexpr (kTls) {
-                    // Bytes may already wait decrypted inside the TLS layer: wait by reading, not on the socket.
-                    auto [rec, got] = co_await c->stream.async_read_some(buffer.prepare(kIdleRead), kTuple);
-                    buffer.commit(got);
-                    ec = rec;
-                } else {
-                    auto [wec] = co_await c->socket().async_wait(tcp::socket::wait_read, kTuple);
-                    ec = wec;
-                }
-                c->disarm();
-                c->idle = false;
-                if (ec || c->stopping) break;
+                const bool more = co_await await_request(*c, buffer);
+                if (!more) break;
             }
-            bhttp::request_parser<bhttp::string_body> parser;
-            parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
-            parser.body_limit(limits.max_body);
-            const auto started = std::chrono::steady_clock::now();
-            c->arm(limits.request_timeout);
-            auto [ec, n] = co_await bhttp::async_read(c->stream, buffer, parser, kTuple);
-            const bool timed_out = c->timed_out;
-            c->disarm();
-
-            Request meta;
-            meta.request_id = new_request_id();
-            boost::system::error_code rec;
-            auto ep = c->socket().remote_endpoint(rec);
-            if (!rec) meta.remote = ep.address().to_string();
-            {
-                // The request line is known as soon as it was parsed, even when a limit stopped the rest.
-                const auto& h = parser.get();
-                meta.method = std::string(h.method_string());
-                meta.target = std::string(h.target());
-                meta.path = meta.target.substr(0, meta.target.find('?'));
-            }
-            if (ec) {
-                Response r;
-                if (timed_out) {
-                    r = errors(meta.target, 408, "request_timeout",
-                               "the request was not received in time (" +
-                                   std::to_string(limits.request_timeout.count() / 1000) + " s)");
-                } else if (ec == bhttp::error::body_limit) {
-                    r = errors(meta.target, 413, "body_too_large",
-                               "the body is larger than " + std::to_string(limits.max_body) + " bytes");
-                } else if (ec == bhttp::error::header_limit) {
-                    r = errors(meta.target, 431, "headers_too_large",
-                               "the headers are larger than " + std::to_string(limits.max_header) + " bytes");
-                } else if (ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-                           ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
-                           ec == bhttp::error::partial_message) {
-                    break;  // the peer went away, or stop(): nothing to answer
-                } else {
-                    r = errors(meta.target, 400, "bad_request", "malformed HTTP request");
-                }
-                r.close = true;
-                co_await write(*c, meta, r, 11, false);
-                if (access_log)
-                    access_log(meta, r,
-                               std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                                                     started));
-                break;
-            }
-
-            auto& msg = parser.get();
-            const unsigned version = msg.version();
-            const bool client_keep_alive = msg.keep_alive();
-            for (const auto& f : msg) meta.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-            Request req = meta;
-            req.body = std::move(msg.body());
-
-            Response r;
-            try {
-                r = co_await handler(std::move(req));
-            } catch (const std::exception& e) {
-                log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
-                r = errors(meta.target, 500, "internal_error", "internal error");
-            }
-            if (r.stream) {
-                co_await stream(c, meta, r);
-                if (access_log)
-                    access_log(meta, r,
-                               std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                                                     started));
-                // No close_notify: the peer may have gone, and a TLS shutdown must not race the watcher's read.
-                co_await close(*c, false);
-                co_return;
-            }
-            const bool keep_alive = client_keep_alive && !r.close && !stopping.load();
-            const bool ok = co_await write(*c, meta, r, version, keep_alive);
-            if (access_log)
-                access_log(
-                    meta, r,
-                    std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
-            if (!ok || !keep_alive) break;
+            const After after = co_await serve_one(c, buffer);
+            if (after == After::closed) co_return;
+            if (after == After::close) break;
         }
         co_await close(*c, true);
     }
@@ -407,7 +427,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         }
         auto self = shared_from_this();
         asio::co_spawn(c->socket().get_executor(), self->session(c),
-                       [self, raw = static_cast<Conn*>(c.get())](std::exception_ptr e) {
+                       [self, raw = static_cast<Conn*>(c.get())](const std::exception_ptr& e) {
                            if (e) {
                                try {
                                    std::rethrow_exception(e);
@@ -441,13 +461,13 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             if (tls_files) {
                 auto c = std::make_shared<TlsConn>(std::move(socket), current_tls_context());
                 if (refused)
-                    asio::co_spawn(ex, self->refuse(c), asio::detached);
+                    asio::co_spawn(ex, self->refuse(c), log::on_failure("refusing a connection failed"));
                 else
                     start_session(c);
             } else {
                 auto c = std::make_shared<PlainConn>(std::move(socket));
                 if (refused)
-                    asio::co_spawn(ex, self->refuse(c), asio::detached);
+                    asio::co_spawn(ex, self->refuse(c), log::on_failure("refusing a connection failed"));
                 else
                     start_session(c);
             }
@@ -476,7 +496,7 @@ void Server::start() {
         throw std::system_error(ec,
                                 "cannot listen on " + impl_->listen.host + ":" + std::to_string(impl_->listen.port));
     a.listen(asio::socket_base::max_listen_connections);
-    asio::co_spawn(a.get_executor(), impl_->accept_loop(), asio::detached);
+    asio::co_spawn(a.get_executor(), impl_->accept_loop(), log::on_failure("accept loop stopped by an error"));
 }
 
 std::uint16_t Server::port() const {

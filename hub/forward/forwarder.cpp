@@ -3,7 +3,6 @@
 #include <unistd.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
@@ -14,6 +13,7 @@
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "common/log/spawned.hpp"
 #include "common/text/excerpt.hpp"
 #include "hub/forward/policy.hpp"
 #include "hub/forward/secrets.hpp"
@@ -43,20 +43,6 @@ const char* verdict_word(Verdict v) {
         case Verdict::retry: return "retry";
     }
     return "retry";
-}
-
-/// The completion of a spawned coroutine: an exception that escaped it is logged with `what`, never lost.
-auto log_failure(const char* what) {
-    return [what](const std::exception_ptr& e) {
-        if (!e) return;
-        try {
-            std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-            common::log::error(what, {{"error", ex.what()}});
-        } catch (...) {
-            common::log::error(what, {{"error", "unknown exception"}});
-        }
-    };
 }
 
 double jitter() {
@@ -117,8 +103,8 @@ Forwarder::~Forwarder() {
 void Forwarder::start() {
     listener_ = std::thread([this] { listen_thread(); });
     tending_ = true;
-    asio::co_spawn(strand_, loop(), log_failure("forwarder stopped by an error"));
-    asio::co_spawn(strand_, tend(), log_failure("forwarder upkeep stopped by an error"));
+    asio::co_spawn(strand_, loop(), common::log::on_failure("forwarder stopped by an error"));
+    asio::co_spawn(strand_, tend(), common::log::on_failure("forwarder upkeep stopped by an error"));
     common::log::info("forwarder started", {{"forwarder", options_.id},
                                             {"environment", options_.environment},
                                             {"per_host", options_.per_host},
@@ -215,7 +201,8 @@ asio::awaitable<bool> Forwarder::claim_and_start() {
     for (auto& job : jobs) start_delivery(std::move(job), claimed_at, give_back_ids, room);
     const bool full = claimed > 0 && claimed == static_cast<std::size_t>(plan.limit) && give_back_ids.empty();
     if (!give_back_ids.empty())
-        asio::co_spawn(strand_, give_back(std::move(give_back_ids)), log_failure("giving back claims failed"));
+        asio::co_spawn(strand_, give_back(std::move(give_back_ids)),
+                       common::log::on_failure("giving back claims failed"));
     co_return full;
 }
 
@@ -249,8 +236,8 @@ void Forwarder::start_delivery(ClaimedJob job, std::chrono::steady_clock::time_p
     d.claimed_at = claimed_at;
     ++in_flight_;
     std::string host = d.host;
-    asio::co_spawn(strand_, deliver(std::move(d)), [this, host](std::exception_ptr e) {
-        log_failure("delivery failed")(e);
+    asio::co_spawn(strand_, deliver(std::move(d)), [this, host](const std::exception_ptr& e) {
+        common::log::on_failure("delivery failed")(e);
         if (PosHost* h = host.empty() ? nullptr : hosts_.find(host)) {
             --h->in_flight;
             h->publish(std::chrono::steady_clock::now());
@@ -650,7 +637,7 @@ void Forwarder::write_health(const std::string& host, bool open, const std::stri
     health_queue_.push_back(std::move(w));
     if (health_writing_) return;
     health_writing_ = true;
-    asio::co_spawn(strand_, health_writer(), log_failure("recording a POS breaker failed"));
+    asio::co_spawn(strand_, health_writer(), common::log::on_failure("recording a POS breaker failed"));
 }
 
 asio::awaitable<void> Forwarder::health_writer() {

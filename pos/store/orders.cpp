@@ -101,6 +101,46 @@ void append_with_raw(std::string& out, const std::string& entry, const std::stri
 /// id, as is a valid request that fails the menu check only because the menu changed since its reference was
 /// first stored. Sets `answered` for each submission it decided; throws when a statement failed (nothing of the
 /// failed statement was stored; earlier answers stand).
+/// Inserts the entries `to_store` (indexes into `bulk`) in statements of at most kMaxStatementBytes, answers those
+/// stored, and returns those that lost their insert to an order with the same reference.
+std::vector<std::size_t> store_entries(pqxx::connection_base& c, std::span<const OrderSubmission> submissions,
+                                       const std::vector<std::size_t>& bulk, const std::vector<std::size_t>& to_store,
+                                       const std::vector<std::string>& entries, const std::vector<std::string>& ids,
+                                       std::span<SubmitResult> results, std::vector<bool>& answered) {
+    std::vector<std::size_t> raced;
+    for (std::size_t start = 0; start < to_store.size();) {
+        std::string array = "[";
+        std::size_t end = start;
+        for (std::size_t bytes = 0; end < to_store.size(); ++end) {
+            const std::size_t i = to_store[end];
+            const std::size_t size = entries[i].size() + submissions[bulk[i]].raw_body.size();
+            if (end > start && bytes + size > kMaxStatementBytes) break;
+            bytes += size;
+            append_with_raw(array, entries[i], submissions[bulk[i]].raw_body);
+        }
+        array += ']';
+        std::vector<bool> stored(bulk.size(), false);
+        {
+            pqxx::nontransaction nt(c);
+            for (const auto& row : exec(nt, sql::kInsertOrders, array)) {
+                const auto i = row[0].as<std::size_t>();
+                if (i < bulk.size()) stored[i] = true;
+            }
+        }
+        for (std::size_t m = start; m < end; ++m) {
+            const std::size_t i = to_store[m];
+            if (stored[i]) {
+                results[bulk[i]] = {SubmitOutcome::created, ids[i], {}};
+                answered[bulk[i]] = true;
+            } else {
+                raced.push_back(i);
+            }
+        }
+        start = end;
+    }
+    return raced;
+}
+
 void decide_bulk(pqxx::connection_base& c, std::span<const OrderSubmission> submissions,
                  const std::vector<std::size_t>& bulk, std::span<SubmitResult> results, std::vector<bool>& answered) {
     if (bulk.empty()) return;
@@ -148,37 +188,8 @@ void decide_bulk(pqxx::connection_base& c, std::span<const OrderSubmission> subm
         entries[i] = order_entry(i, ids[i], order);
         to_store.push_back(i);
     }
-    std::vector<std::size_t> raced;  // lost the insert to an order with the same reference
-    for (std::size_t start = 0; start < to_store.size();) {
-        std::string array = "[";
-        std::size_t end = start;
-        for (std::size_t bytes = 0; end < to_store.size(); ++end) {
-            const std::size_t i = to_store[end];
-            const std::size_t size = entries[i].size() + submissions[bulk[i]].raw_body.size();
-            if (end > start && bytes + size > kMaxStatementBytes) break;
-            bytes += size;
-            append_with_raw(array, entries[i], submissions[bulk[i]].raw_body);
-        }
-        array += ']';
-        std::vector<bool> stored(bulk.size(), false);
-        {
-            pqxx::nontransaction nt(c);
-            for (const auto& row : exec(nt, sql::kInsertOrders, array)) {
-                const auto i = row[0].as<std::size_t>();
-                if (i < bulk.size()) stored[i] = true;
-            }
-        }
-        for (std::size_t m = start; m < end; ++m) {
-            const std::size_t i = to_store[m];
-            if (stored[i]) {
-                results[bulk[i]] = {SubmitOutcome::created, ids[i], {}};
-                answered[bulk[i]] = true;
-            } else {
-                raced.push_back(i);
-            }
-        }
-        start = end;
-    }
+    const std::vector<std::size_t> raced =
+        store_entries(c, submissions, bulk, to_store, entries, ids, results, answered);
     for (const std::size_t i : raced) {
         // Stored before, by another request or an earlier entry of this batch: every copy answers with its id.
         const std::size_t k = bulk[i];
