@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages OrderHub needs to build, test and run, and only those that are missing.
 # Idempotent; runs `apt-get update` once, and only when something is missing. Works as root or through sudo.
 #   deploy/install-deps.sh           build, run and test dependencies (clang 14 for the fuzzers of tests/fuzz,
-#                                    HAProxy for the multi-instance tests, Chromium for tests/browser)
+#                                    clang-tidy 14 for tests/tidy.sh, HAProxy for the multi-instance tests,
+#                                    Chromium for tests/browser)
 #   deploy/install-deps.sh --bench   also the load-test tools (wrk, Google Benchmark for tests/load)
 set -euo pipefail
 
@@ -12,7 +13,7 @@ packages=(
   libpqxx-dev libssl-dev catch2
   postgresql-15 postgresql-client-15
   python3 python3-jsonschema python3-yaml ca-certificates openssl
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev clang-tidy-14
   nodejs npm
   haproxy chromium
 )

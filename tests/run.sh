@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole suite: installs what is missing, builds (Release, then Debug with ASan and UBSan for the unit and
-# database tests), starts a throwaway PostgreSQL, runs every ctest label, removes the cluster, and exits non-zero
+# The whole suite: installs what is missing, builds (Release, checked by clang-tidy; then Debug with ASan and UBSan
+# for the unit and database tests), starts a throwaway PostgreSQL, runs every ctest label, removes the cluster, and exits non-zero
 # on any failure. Output ends with ctest's summary of the Release run.
 #   ./tests/run.sh                 everything
 #   ./tests/run.sh -L unit         one label (unit, pg, e2e), Release build only
@@ -28,6 +28,8 @@ export ORDERHUB_TEST_PG_DIR=$pgdir
 
 status=0
 if [ $# -eq 0 ]; then
+  stage "clang-tidy: every source file of common/, hub/ and pos/, each finding an error (.clang-tidy)"
+  ./tests/tidy.sh build || status=1
   stage "Debug build with AddressSanitizer and UBSan"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORDERHUB_SANITIZE=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
   cmake --build build-asan -j"$jobs" --target unit_tests pg_tests webhook_verdicts

@@ -79,7 +79,7 @@ std::string SecretBox::seal(std::string_view plaintext, std::string_view associa
                                                       static_cast<int>(associated_data.size())) == 1) &&
         EVP_EncryptUpdate(ctx.get(), out, &length, bytes_of(plaintext), static_cast<int>(plaintext.size())) == 1 &&
         EVP_EncryptFinal_ex(ctx.get(), out + length, &final_length) == 1 &&
-        static_cast<std::size_t>(length + final_length) == plaintext.size() &&
+        static_cast<std::size_t>(length) + static_cast<std::size_t>(final_length) == plaintext.size() &&
         EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes), out + plaintext.size()) == 1;
     if (!ok) {
         throw std::runtime_error("AES-256-GCM seal failed");
@@ -124,7 +124,7 @@ std::optional<std::string> SecretBox::open(std::string_view sealed, std::string_
         EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), tag.data()) == 1 &&
         EVP_DecryptFinal_ex(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()) + length, &final_length) >
             0 &&
-        static_cast<std::size_t>(length + final_length) == text_size;
+        static_cast<std::size_t>(length) + static_cast<std::size_t>(final_length) == text_size;
     if (!ok) {
         cleanse(plaintext);
         return std::nullopt;

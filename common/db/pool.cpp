@@ -7,7 +7,7 @@
 
 namespace common::db {
 
-bool is_unavailable(std::exception_ptr e) {
+bool is_unavailable(const std::exception_ptr& e) {
     if (!e) return false;
     try {
         std::rethrow_exception(e);

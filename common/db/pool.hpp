@@ -33,7 +33,7 @@ struct Unavailable : std::runtime_error {
 };
 
 /// True when `e` means the store is unavailable rather than a bug or a constraint.
-bool is_unavailable(std::exception_ptr e);
+bool is_unavailable(const std::exception_ptr& e);
 
 /// Pool statistics for /metrics and tests.
 struct PoolStats {

@@ -77,7 +77,7 @@ std::string format_value(double v) {
     if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
     char buf[64];
     auto r = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, r.ptr);
+    return {buf, r.ptr};
 }
 
 std::string escape_label_value(std::string_view v) {

@@ -42,7 +42,7 @@ std::string excerpt(std::string_view bytes, std::size_t max_bytes) {
     out.reserve(std::min(bytes.size(), max_bytes));
     while (!bytes.empty()) {
         const std::size_t n = character_length(bytes);
-        const unsigned char b = static_cast<unsigned char>(bytes[0]);
+        const auto b = static_cast<unsigned char>(bytes[0]);
         const std::string_view piece = n == 0                                ? kReplacement
                                        : (n == 1 && (b < 0x20 || b == 0x7F)) ? " "
                                                                              : bytes.substr(0, n);

@@ -58,6 +58,7 @@ void print_rows(const common::config::ParsedArgs& args, const boost::json::array
         return;
     }
     std::vector<std::size_t> width;
+    width.reserve(columns.size());
     for (const auto& c : columns) width.push_back(c.size());
     for (const auto& r : rows)
         for (std::size_t i = 0; i < columns.size(); ++i)
@@ -77,6 +78,10 @@ void print_rows(const common::config::ParsedArgs& args, const boost::json::array
             const auto* v = r.as_object().if_contains(columns[i]);
             return v ? text_of(*v) : std::string("-");
         });
+}
+
+std::string iso_utc(const std::string& column) {
+    return "to_char(" + column + R"( AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))";
 }
 
 }  // namespace hub::admin

@@ -25,6 +25,9 @@ std::vector<common::cli::Command> user_commands();
 /// A connection to ORDERHUB_DATABASE_URL (or --database-url); a clear UserError when it cannot connect.
 std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args);
 
+/// SQL text rendering the timestamp `column` in UTC, ISO 8601 with microseconds: 2024-05-01T18:02:11.000000Z.
+std::string iso_utc(const std::string& column);
+
 /// Prints one object: JSON with --json, else `key: value` lines.
 void print_object(const common::config::ParsedArgs& args, const boost::json::object& o);
 

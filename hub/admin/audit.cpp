@@ -19,13 +19,8 @@ using common::cli::UsageError;
 using common::cli::UserError;
 using common::config::ParsedArgs;
 
-// Reads only hub.orders and hub.order_status_log, so that the read-only role orderhub_auditor can run it.
-constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
-
-std::string iso(const std::string& column) { return "to_char(" + column + " AT TIME ZONE 'UTC', " + kIso + ")"; }
-
-const std::string kColumns = "l.id, l.order_id, o.external_id, l.status, l.source, " + iso("l.event_time") + ", " +
-                             iso("l.received_at") + ", l.applied, l.actor, l.detail, l.branch_id, l.partner_id";
+const std::string kColumns = "l.id, l.order_id, o.external_id, l.status, l.source, " + iso_utc("l.event_time") + ", " +
+                             iso_utc("l.received_at") + ", l.applied, l.actor, l.detail, l.branch_id, l.partner_id";
 
 boost::json::value nullable(const pqxx::field& f) {
     return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());

@@ -19,8 +19,6 @@ namespace {
 using common::cli::UserError;
 using common::config::ParsedArgs;
 
-constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
-
 boost::json::value nullable(const pqxx::field& f) {
     return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
 }
@@ -33,8 +31,8 @@ int list(const ParsedArgs& args) {
     pqxx::read_transaction tx(*conn);
     boost::json::array rows;
     for (const auto& r :
-         tx.exec_params(std::string("SELECT i.id, to_char(i.received_at AT TIME ZONE 'UTC', ") + kIso +
-                            "), p.label, i.event, i.external_id, i.order_id, i.http_status, i.outcome, i.error_code, "
+         tx.exec_params("SELECT i.id, " + iso_utc("i.received_at") +
+                            ", p.label, i.event, i.external_id, i.order_id, i.http_status, i.outcome, i.error_code, "
                             "i.replay_of, i.request_id FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
                             "WHERE NOT $1 OR i.http_status NOT BETWEEN 200 AND 299 ORDER BY i.id DESC LIMIT $2",
                         args.has("failed"), static_cast<long long>(*limit))) {

@@ -29,8 +29,8 @@ std::optional<std::string> create_month(pqxx::work& tx, const LogTable& t, int m
         "FROM (SELECT date_trunc('month', now() AT TIME ZONE 'UTC') + make_interval(months => $1) AS m) x",
         months);
     const std::string name = std::string(t.table) + "_" + r[0].as<std::string>();
-    const std::string from = r[1].as<std::string>();
-    const std::string to = r[2].as<std::string>();
+    const auto from = r[1].as<std::string>();
+    const auto to = r[2].as<std::string>();
     if (tx.exec_params1("SELECT to_regclass($1) IS NOT NULL", "hub." + name)[0].as<bool>()) return std::nullopt;
     const std::string parent = "hub." + std::string(t.table);
     const std::string part = "hub." + tx.quote_name(name);
@@ -55,7 +55,7 @@ std::vector<std::string> drop_old(pqxx::work& tx, const LogTable& t, long long d
         "     + interval '1 month') <= now() - make_interval(days => $3::int) ORDER BY 1",
         "hub." + std::string(t.table), std::string(t.table), static_cast<int>(days));
     for (const auto& r : rows) {
-        const std::string name = r[0].as<std::string>();
+        const auto name = r[0].as<std::string>();
         tx.exec("ALTER TABLE hub." + std::string(t.table) + " DETACH PARTITION hub." + tx.quote_name(name));
         tx.exec("DROP TABLE hub." + tx.quote_name(name));
         dropped.push_back(name);

@@ -10,11 +10,6 @@ namespace {
 using common::cli::UserError;
 using common::config::ParsedArgs;
 
-// Times are shown in UTC, ISO 8601.
-constexpr const char* kIso = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
-
-std::string iso(const std::string& column) { return "to_char(" + column + " AT TIME ZONE 'UTC', " + kIso + ")"; }
-
 boost::json::value nullable(const pqxx::field& f) {
     return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
 }
@@ -26,11 +21,11 @@ int show(const ParsedArgs& args) {
     auto o = tx.exec_params(
         "SELECT o.id, p.label, o.external_id, o.branch_id, o.brand_id, o.order_type, o.payment_method, o.note, "
         "o.subtotal::text, o.tax::text, o.discount::text, o.total::text, o.is_schedule, " +
-            iso("o.schedule_date") +
+            iso_utc("o.schedule_date") +
             ", o.customer_name, o.customer_phone, o.customer_address, o.car_color, o.car_plate_number, "
             "o.car_plate_letters, o.car_brand, o.delivery_status, " +
-            iso("o.event_time") + ", " + iso("o.created_at") + ", j.state, j.attempts, j.pos_order_id, j.last_error, " +
-            iso("j.due_at") +
+            iso_utc("o.event_time") + ", " + iso_utc("o.created_at") +
+            ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") +
             " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
             "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
         id);
@@ -87,7 +82,7 @@ int list(const ParsedArgs& args) {
     boost::json::array rows;
     for (const auto& r : tx.exec_params(
              "SELECT o.id, p.label, o.external_id, o.branch_id, o.total::text, o.delivery_status, j.state, " +
-                 iso("o.created_at") +
+                 iso_utc("o.created_at") +
                  " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
                  "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id "
                  "WHERE ($1 = '' OR o.branch_id = $1) AND ($2 = '' OR j.state = $2 OR o.delivery_status = $2) "

@@ -68,8 +68,8 @@ ResealCounts reseal_all(pqxx::connection& conn, const common::crypto::SecretBox&
     pqxx::work tx(conn);
     for (const auto& r : tx.exec("SELECT brand_id, environment, token_sealed, password_sealed FROM hub.pos_connections "
                                  "ORDER BY brand_id, environment FOR UPDATE")) {
-        const std::string brand = r[0].as<std::string>();
-        const std::string env = r[1].as<std::string>();
+        const auto brand = r[0].as<std::string>();
+        const auto env = r[1].as<std::string>();
         const std::string where = "hub.pos_connections (brand '" + brand + "', environment '" + env + "') ";
         std::string token;
         std::string password;
@@ -91,8 +91,8 @@ ResealCounts reseal_all(pqxx::connection& conn, const common::crypto::SecretBox&
     }
     for (const auto& r : tx.exec("SELECT id, partner_id, secret_sealed FROM hub.partner_signing_secrets "
                                  "ORDER BY id FOR UPDATE")) {
-        const std::string id = r[0].as<std::string>();
-        const std::string partner = r[1].as<std::string>();
+        const auto id = r[0].as<std::string>();
+        const auto partner = r[1].as<std::string>();
         const std::string sealed =
             reseal(r[2].as<std::string>(), ingest::signing_secret_aad(partner), current, next,
                    "hub.partner_signing_secrets (id " + id + ", partner '" + partner + "') secret_sealed");

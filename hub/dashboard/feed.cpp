@@ -11,6 +11,7 @@
 
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "common/log/spawned.hpp"
 #include "hub/dashboard/orders.hpp"
 #include "hub/dashboard/queries.hpp"
 
@@ -114,14 +115,7 @@ EventFeed::EventFeed(asio::io_context& ioc, common::db::Pool& pool, std::chrono:
     : ioc_(ioc), pool_(pool), interval_(interval), timer_(asio::make_strand(ioc)) {}  // loop and wake-ups serialized
 
 void EventFeed::start() {
-    asio::co_spawn(timer_.get_executor(), loop(), [](std::exception_ptr e) {
-        if (!e) return;
-        try {
-            std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-            common::log::error("dashboard feed stopped", {{"error", ex.what()}});
-        }
-    });
+    asio::co_spawn(timer_.get_executor(), loop(), common::log::on_failure("dashboard feed stopped"));
 }
 
 void EventFeed::stop() {
@@ -130,8 +124,8 @@ void EventFeed::stop() {
 }
 
 std::shared_ptr<Subscription> EventFeed::subscribe(std::set<std::string> branches,
-                                                   std::shared_ptr<common::http::StreamWriter> writer) {
-    auto s = std::make_shared<Subscription>(std::move(branches), std::move(writer));
+                                                   const std::shared_ptr<common::http::StreamWriter>& writer) {
+    auto s = std::make_shared<Subscription>(std::move(branches), writer);
     std::lock_guard lock(mutex_);
     subs_.push_back(s);
     return s;

@@ -53,8 +53,8 @@ private:
 /// The events of one open stream: filled by the feed, drained by the stream's coroutine. Thread-safe.
 class Subscription {
 public:
-    Subscription(std::set<std::string> branches, std::shared_ptr<common::http::StreamWriter> writer)
-        : branches_(std::move(branches)), writer_(std::move(writer)) {}
+    Subscription(std::set<std::string> branches, const std::shared_ptr<common::http::StreamWriter>& writer)
+        : branches_(std::move(branches)), writer_(writer) {}
     /// Queues `e` when its branch is one of the subscription's, and wakes the stream.
     void offer(const Event& e);
     /// The queued events, oldest first; `overflowed` when too many piled up (the stream should end, and the
@@ -82,7 +82,7 @@ public:
     void stop();
 
     std::shared_ptr<Subscription> subscribe(std::set<std::string> branches,
-                                            std::shared_ptr<common::http::StreamWriter> writer);
+                                            const std::shared_ptr<common::http::StreamWriter>& writer);
     void unsubscribe(const std::shared_ptr<Subscription>& s);
 
     /// The events after `after` in the branches user `user_id` may see (at most `limit`), for Last-Event-ID.

@@ -20,8 +20,8 @@ namespace json = boost::json;
 constexpr std::size_t kListLimit = 200;
 
 bool valid_since(const std::string& s) {
-    static const std::regex re(R"(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d))");
-    return s.size() <= 40 && std::regex_match(s, re);
+    static const std::regex kSince(R"(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d))");
+    return s.size() <= 40 && std::regex_match(s, kSince);
 }
 
 /// The query of GET orders.

@@ -53,7 +53,7 @@ namespace sql {
 /// The ISO 8601 text (UTC, milliseconds, `Z`) of the timestamptz `column`; null stays null.
 template <std::size_t N>
 constexpr auto iso(const char (&column)[N]) {
-    return "to_char(" + Sql<N - 1>(column) + " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
+    return "to_char(" + Sql<N - 1>(column) + R"sql( AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))sql";
 }
 
 /// True for the branch ids (in `column`) that the dashboard user `user` (a parameter, "$2") may see: every branch of

@@ -152,8 +152,8 @@ std::string build() {
 }  // namespace
 
 const char* insert_orders_sql() {
-    static const std::string sql = build();
-    return sql.c_str();
+    static const std::string kSql = build();
+    return kSql.c_str();
 }
 
 }  // namespace hub::db

@@ -26,7 +26,7 @@ BreakerState Breaker::state(Clock::time_point now) const {
 }
 
 int Breaker::room(Clock::time_point now) const {
-    if (!open_) return unlimited;
+    if (!open_) return kUnlimited;
     return !probing_ && now >= next_probe_ ? 1 : 0;
 }
 

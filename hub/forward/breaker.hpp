@@ -46,9 +46,9 @@ public:
 
     /// The state at `now`: an open breaker whose probe time has come reads as half open.
     BreakerState state(Clock::time_point now) const;
-    /// How many deliveries may start now beside those in flight: `unlimited` when closed, 1 when a probe may go, 0
+    /// How many deliveries may start now beside those in flight: `kUnlimited` when closed, 1 when a probe may go, 0
     /// otherwise.
-    static constexpr int unlimited = 1 << 30;
+    static constexpr int kUnlimited = 1 << 30;
     int room(Clock::time_point now) const;
     /// Takes the room for one delivery; true when it is the probe. Call only when room(now) > 0.
     bool admit();

@@ -80,7 +80,7 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
     } else {
         const auto& r = rows[0];
         out.order_id = r["id"].as<std::string>();
-        const std::string branch = r["branch_id"].as<std::string>();
+        const auto branch = r["branch_id"].as<std::string>();
         const auto event_time = r["event_us"].as<std::int64_t>();
         if (branch != v.envelope.branch_id) {
             out.kind = StoreOutcome::Kind::branch_mismatch;

@@ -26,7 +26,7 @@ TEST_CASE("breaker: consecutive failures open it, an answer in between resets th
     Breaker b(settings());
     const auto now = t0();
     CHECK(b.state(now) == BreakerState::closed);
-    CHECK(b.room(now) == Breaker::unlimited);
+    CHECK(b.room(now) == Breaker::kUnlimited);
     CHECK(b.record(HostSignal::failed, false, now, 0) == BreakerChange::none);
     CHECK(b.record(HostSignal::failed, false, now, 0) == BreakerChange::none);
     CHECK(b.record(HostSignal::answered, false, now, 0) == BreakerChange::none);  // a 4xx or 2xx: the host is up
@@ -54,7 +54,7 @@ TEST_CASE("breaker: open, one probe at its time, a successful probe closes it", 
     CHECK(b.state(probe_time + 30s) == BreakerState::half_open);
     CHECK(b.record(HostSignal::answered, true, probe_time + 1s, 0) == BreakerChange::closed);
     CHECK(b.state(probe_time + 1s) == BreakerState::closed);
-    CHECK(b.room(probe_time + 1s) == Breaker::unlimited);
+    CHECK(b.room(probe_time + 1s) == Breaker::kUnlimited);
     CHECK_FALSE(b.admit());  // closed: an ordinary delivery, not a probe
 }
 
