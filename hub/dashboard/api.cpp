@@ -37,8 +37,8 @@ boost::asio::awaitable<std::optional<Response>> Dashboard::handle(const Request&
             // While PostgreSQL is away the board gets a 503 to retry, like the webhooks; anything else is a bug.
             if (!common::db::is_unavailable(std::current_exception())) throw;
         }
-        co_return with_retry_after(
-            failed(503, "database_unavailable", "the database is not reachable; try again shortly"), "5");
+        co_return failed(
+            common::http::unavailable("database_unavailable", "the database is not reachable; try again shortly"));
     }
     if (req.path == kPage) co_return redirect_to_page();
     if (req.path.starts_with("/dashboard/")) {

@@ -71,9 +71,11 @@ boost::asio::awaitable<Response> login(Context& ctx, const Call& call) {
     if (!credentials) co_return refusal;
     const std::string email = credentials->email;
     if (auto wait = ctx.throttle.blocked(email, LoginThrottle::Clock::now())) {
-        co_return with_retry_after(
-            failed(429, "too_many_attempts", "too many failed logins for this e-mail; try again later"),
-            std::to_string(wait->count()));
+        co_return failed({429,
+                          "too_many_attempts",
+                          "too many failed logins for this e-mail; try again later",
+                          {},
+                          std::chrono::duration_cast<std::chrono::seconds>(*wait)});
     }
     // A password check costs a database worker about 0.3 s: a burst of logins must not starve the webhooks.
     struct Slot {
@@ -81,7 +83,7 @@ boost::asio::awaitable<Response> login(Context& ctx, const Call& call) {
         ~Slot() { n.fetch_sub(1); }
     } slot{ctx.logins};
     if (ctx.logins.fetch_add(1) >= kMaxLoginsAtOnce)
-        co_return with_retry_after(failed(503, "busy", "too many logins at once; try again in a second"), "1");
+        co_return failed({503, "busy", "too many logins at once; try again in a second", {}, std::chrono::seconds(1)});
     auto job = [credentials = std::move(*credentials), tls = ctx.tls](pqxx::connection& c) {
         return open_session(c, credentials, tls);
     };

@@ -16,20 +16,15 @@ Response with_no_store(Response r) {
 
 }  // namespace
 
+Response failed(const common::http::HttpError& e) { return with_no_store(common::http::render(e)); }
+
 Response failed(unsigned status, std::string_view code, std::string_view message, json::array details) {
-    return with_no_store(common::http::json_response(
-        status, json::object{{"status", "failed"},
-                             {"error", {{"code", code}, {"message", message}, {"details", std::move(details)}}}}));
+    return failed({status, std::string(code), std::string(message), std::move(details), {}});
 }
 
 Response ok(json::object body) {
     body["status"] = "success";
     return with_no_store(common::http::json_response(200, body));
-}
-
-Response with_retry_after(Response r, std::string_view seconds) {
-    r.headers.emplace_back("Retry-After", std::string(seconds));
-    return r;
 }
 
 Response method_not_allowed(std::string_view use, std::string_view allow) {

@@ -9,19 +9,19 @@
 #include <string>
 #include <string_view>
 
+#include "common/http/error.hpp"
 #include "common/http/message.hpp"
 
 namespace hub::dashboard {
 
-/// `{"status": "failed", "error": {...}}` with `status`, `Cache-Control: no-store`.
+/// `e` rendered (common/http/error.hpp), with `Cache-Control: no-store`.
+common::http::Response failed(const common::http::HttpError& e);
+/// failed() of an error without Retry-After.
 common::http::Response failed(unsigned status, std::string_view code, std::string_view message,
                               boost::json::array details = {});
 
 /// 200 `body` with `"status": "success"`, `Cache-Control: no-store`.
 common::http::Response ok(boost::json::object body);
-
-/// `r` with a `Retry-After` header of `seconds`.
-common::http::Response with_retry_after(common::http::Response r, std::string_view seconds);
 
 /// 405 "use <use>", with an `Allow` header when `allow` is not empty.
 common::http::Response method_not_allowed(std::string_view use, std::string_view allow = {});

@@ -1,5 +1,7 @@
 #include "hub/http/routes.hpp"
 
+#include "common/http/error.hpp"
+
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 
@@ -17,12 +19,14 @@ using common::http::Request;
 using common::http::Response;
 
 Response render_error(std::string_view target, unsigned status, std::string_view code, std::string_view message) {
-    boost::json::object body{{"status", "failed"},
-                             {"error", {{"code", code}, {"message", message}, {"details", boost::json::array()}}}};
+    const common::http::HttpError e{status,
+                                    std::string(code),
+                                    std::string(message),
+                                    {},
+                                    status == 503 ? common::http::kUnavailableRetryAfter : std::chrono::seconds(0)};
+    boost::json::object body = common::http::failure_body(e);
     if (target.rfind("/webhooks/", 0) == 0) body["order_id"] = "";
-    auto r = common::http::json_response(status, body);
-    if (status == 503) r.headers.emplace_back("Retry-After", "5");
-    return r;
+    return common::http::render(e, &body);
 }
 
 void access_log(const Request& req, const Response& res, std::chrono::microseconds latency) {

@@ -1,5 +1,7 @@
 #include "hub/ingest/outcome.hpp"
 
+#include <algorithm>
+
 namespace hub::ingest {
 
 Kind refusal_kind(std::string_view validation_error_code) {
@@ -20,18 +22,27 @@ boost::json::object answer_body(const IngestResult& result) {
         ok["status"] = "success";
         return ok;
     }
-    boost::json::array details;
-    if (!result.errors.empty())
-        details = errors_to_json(result.errors);
-    else if (!r.detail_path.empty())
-        details.push_back(boost::json::object{{"path", r.detail_path}, {"message", r.detail_message}});
-    boost::json::object body{{"status", "failed"},
-                             {"error",
-                              {{"code", r.error_code},
-                               {"message", result.message.empty() ? r.message : std::string_view(result.message)},
-                               {"details", std::move(details)}}}};
+    boost::json::object body = common::http::failure_body(error_of(result));
     if (result.event != kEventOrderUpdated) body["order_id"] = "";
     return body;
+}
+
+common::http::HttpError error_of(const IngestResult& result) {
+    const OutcomeRow& r = result.row();
+    common::http::HttpError e{r.http_status,
+                              std::string(r.error_code),
+                              result.message.empty() ? std::string(r.message) : result.message,
+                              {},
+                              {}};
+    if (!result.errors.empty())
+        e.details = errors_to_json(result.errors);
+    else if (!r.detail_path.empty())
+        e.details.push_back(boost::json::object{{"path", r.detail_path}, {"message", r.detail_message}});
+    if (result.kind == Kind::rate_limited)
+        e.retry_after = std::chrono::seconds(std::max<long long>(1, (result.retry_after.count() + 999) / 1000));
+    else
+        e.retry_after = std::chrono::seconds(r.retry_after);
+    return e;
 }
 
 }  // namespace hub::ingest

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/http/error.hpp"
+
 // The outcomes of a webhook request, and what each one means everywhere it shows (product.md section 4).
 //
 // Decisions:
@@ -96,7 +98,7 @@ inline constexpr std::array<OutcomeRow, 18> kOutcomes{{
      "rate_limited"},
     {Kind::method_not_allowed, 405, false, 0, "method_not_allowed", "webhooks are delivered with POST", "", "", "", "",
      "method_not_allowed"},
-    {Kind::unavailable, 503, false, 5, "store_unavailable", "the order store is unavailable; retry later", "", "", "", "",
+    {Kind::unavailable, 503, false, static_cast<unsigned>(common::http::kUnavailableRetryAfter.count()), "store_unavailable", "the order store is unavailable; retry later", "", "", "", "",
      "unavailable"},
     {Kind::error, 500, false, 0, "internal_error", "internal error; the request was not stored", "", "", "", "", "error"},
 }};
@@ -141,6 +143,9 @@ struct IngestResult {
     /// The inbox row's error code for this result (empty: none).
     std::string_view inbox_error_code() const;
 };
+
+/// The failure of a result whose kind is not a success (status, code, message, details, Retry-After).
+common::http::HttpError error_of(const IngestResult& result);
 
 /// The answer's JSON body: `{"order_id", "status": "success"}` (or without order_id), or
 /// `{"status": "failed", "error": {code, message, details}}` plus `"order_id": ""` unless the event is known to be

@@ -37,12 +37,9 @@ std::string_view static_event(std::string_view event) {
 
 Response render(const IngestResult& result) {
     const OutcomeRow& row = result.row();
-    Response r = common::http::json_response(row.http_status, answer_body(result));
-    if (result.kind == Kind::rate_limited)
-        r.headers.emplace_back("Retry-After",
-                               std::to_string(std::max<long long>(1, (result.retry_after.count() + 999) / 1000)));
-    else if (row.retry_after > 0)
-        r.headers.emplace_back("Retry-After", std::to_string(row.retry_after));
+    const boost::json::object body = answer_body(result);
+    Response r = row.http_status < 300 ? common::http::json_response(row.http_status, body)
+                                       : common::http::render(error_of(result), &body);
     if (result.kind == Kind::method_not_allowed) r.headers.emplace_back("Allow", "POST");
     r.note.outcome = row.metric;
     r.note.partner = result.partner_id;
