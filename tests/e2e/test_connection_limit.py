@@ -27,6 +27,17 @@ for binary, prefix, name in ((HUB, "ORDERHUB", "orderhub"), (POS, "ORDERPOS", "o
     check(all(isinstance(a[2], dict) and code(a[2]) == "too_many_connections" for a in answers),
           f"{name}: 503 body names the limit: {answers[0][2]}")
     check(all(a[1].get("retry-after") == "1" for a in answers), f"{name}: 503 carries Retry-After")
+    # Exactly one Retry-After: the error renderer's own 503 hint must not stand beside the server's.
+    # The refusal is written at once, before any request is read: send nothing, so that the close is not a reset.
+    with svc.raw_socket() as s:
+        raw = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            raw += chunk
+    head = raw.split(b"\r\n\r\n", 1)[0].lower()
+    eq(head.count(b"\r\nretry-after:"), 1, f"{name}: one Retry-After header in {head!r}")
     check(svc.proc.poll() is None, f"{name} still running after refusing connections")
     for s in held:
         s.close()
