@@ -129,7 +129,7 @@ TEST_CASE("ingest: a partner lookup the store cannot answer is 503 with Retry-Af
     CHECK(r.note.partner.empty());
 }
 
-TEST_CASE("ingest: a store that is down is 503; the event stays known", "[ingest]") {
+TEST_CASE("ingest: a store that is down is 503, and the event stays known", "[ingest]") {
     FakePartners partners;
     FakeStore store;
     store.down = true;
