@@ -15,6 +15,7 @@
 #include "common/log/log.hpp"
 #include "common/log/spawned.hpp"
 #include "common/text/excerpt.hpp"
+#include "hub/forward/forwarder_detail.hpp"
 #include "hub/forward/policy.hpp"
 #include "hub/forward/secrets.hpp"
 #include "hub/metrics/hub_metrics.hpp"
@@ -23,17 +24,8 @@ namespace hub::forward {
 namespace {
 
 namespace asio = boost::asio;
-
-std::string join_url(const std::string& base, std::string_view path) {
-    std::string b = base;
-    while (!b.empty() && b.back() == '/') b.pop_back();
-    return b + std::string(path);
-}
-
-std::int64_t unix_us() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
+using detail::join_url;
+using detail::unix_us;
 
 const char* verdict_word(Verdict v) {
     switch (v) {
@@ -335,72 +327,6 @@ asio::awaitable<Classified> Forwarder::send_order(Delivery& d, const std::string
     co_return cl;
 }
 
-const Forwarder::CachedToken* Forwarder::cached_token(const PosConnection& c) const {
-    auto it = tokens_.find(c.brand_id + ":" + c.environment);
-    if (it == tokens_.end()) return nullptr;
-    const auto& t = it->second;
-    return c.token_sealed == t.sealed || c.token_sealed == t.replaced ? &t : nullptr;
-}
-
-std::optional<std::string> Forwarder::current_token(const PosConnection& c) {
-    if (const auto* t = cached_token(c)) return t->token;
-    if (c.token_sealed.empty()) return std::nullopt;
-    return box_.open(c.token_sealed, token_aad(c.brand_id, c.environment));
-}
-
-std::optional<std::string> Forwarder::newer_token(const PosConnection& c, const std::string& failed) {
-    const auto* t = cached_token(c);
-    if (t == nullptr || t->token == failed) return std::nullopt;
-    return t->token;
-}
-
-asio::awaitable<LoginAnswer> Forwarder::login(Delivery& d, JobResult& r) {
-    const PosConnection& c = *d.job.connection;
-    const std::string key = c.brand_id + ":" + c.environment;
-    if (auto it = logins_.find(key); it != logins_.end()) {
-        // Someone is logging in to this POS already: wait for that login instead of starting another.
-        auto flight = it->second;
-        while (!flight->finished) co_await flight->done.async_wait(asio::as_tuple(asio::use_awaitable));
-        co_return flight->result;
-    }
-    auto flight = std::make_shared<LoginFlight>(strand_);
-    logins_[key] = flight;
-    auto password = box_.open(c.password_sealed, password_aad(c.brand_id, c.environment));
-    AttemptRecord a;
-    a.url = join_url(c.base_url, "/api/login");
-    a.started_us = unix_us();
-    LoginAnswer result;
-    if (!password) {
-        result.reason = a.error = "the stored password cannot be opened with this ORDERHUB_SECRET_KEY";
-    } else {
-        common::http::ClientRequest req;
-        req.url = a.url;
-        req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
-        req.body = boost::json::serialize(boost::json::object{{"email", c.email}, {"password", *password}});
-        req.ca_file = c.ca_file;
-        auto res = co_await client_.send(std::move(req));
-        a.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(res.latency).count();
-        if (res.failure == common::http::ClientFailure::queue_timeout) d.unsent = true;  // not an exchange
-        if (res.response) a.http_status = res.response->status;
-        const std::string failure = std::string(common::http::to_string(res.failure)) + ": " + res.error;
-        result = classify_login(a.http_status, res.response ? std::string_view(res.response->body) : std::string_view(),
-                                res.failure == common::http::ClientFailure::bad_url, failure);
-        if (!result.token) a.error = result.reason;
-        if (!d.unsent) note_exchange(d, res, result.reason);
-    }
-    a.outcome = result.token ? "logged_in" : "login_failed";  // never the token itself
-    if (!d.unsent) r.attempts.push_back(std::move(a));
-    if (result.token) {
-        r.new_token_sealed = box_.seal(*result.token, token_aad(c.brand_id, c.environment));
-        tokens_[key] = CachedToken{*r.new_token_sealed, c.token_sealed, *result.token};
-    }
-    flight->result = result;
-    flight->finished = true;
-    flight->done.cancel();
-    logins_.erase(key);
-    co_return result;
-}
-
 asio::awaitable<void> Forwarder::exchange_all(Delivery& d, JobResult& r) {
     const PosConnection& c = *d.job.connection;
     const bool can_login = !c.email.empty();
@@ -547,115 +473,6 @@ asio::awaitable<void> Forwarder::record(const Delivery& d, const JobResult& r) {
         asio::steady_timer pause(strand_, std::chrono::milliseconds(500));
         co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
     }
-}
-
-asio::awaitable<void> Forwarder::tend() {
-    using Clock = std::chrono::steady_clock;
-    // Leases are renewed at a quarter of their length; one that could not be renewed stops new exchanges of its
-    // jobs (lease_allows_exchange) rather than let another forwarder send them too.
-    const Clock::duration renew_every = std::max<Clock::duration>(options_.lease / 4, std::chrono::seconds(1));
-    Clock::time_point next_sweep{};
-    Clock::time_point next_renewal = Clock::now() + renew_every;
-    while (!stopping_) {
-        if (Clock::now() >= next_sweep) {
-            co_await refresh_hosts();
-            co_await sweep_late_jobs();
-            next_sweep = Clock::now() + options_.tend_interval;
-        }
-        if (!stopping_ && Clock::now() >= next_renewal) {
-            const auto sent = Clock::now();
-            auto renew = [id = options_.id, lease = options_.lease](pqxx::connection& c) {
-                renew_leases(c, id, lease);
-            };
-            try {
-                if (in_flight_ > 0) co_await pool_.run(std::move(renew));
-                renewed_at_ = sent;
-            } catch (const std::exception& e) {
-                common::log::warn("forwarder could not renew its leases", {{"error", e.what()}});
-            }
-            next_renewal = sent + renew_every;
-        }
-        if (stopping_) break;
-        tend_timer_.expires_at(std::min(next_sweep, next_renewal));
-        co_await tend_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
-    }
-    tending_ = false;
-    wake_.notify();
-}
-
-asio::awaitable<void> Forwarder::sweep_late_jobs() {
-    auto sweep = [give_up = options_.give_up](pqxx::connection& c) { return give_up_jobs(c, give_up); };
-    try {
-        const std::int64_t dead = co_await pool_.run(std::move(sweep));
-        if (dead == 0) co_return;
-        common::log::warn("forward jobs given up: not delivered in time",
-                          {{"jobs", dead}, {"give_up_after_s", static_cast<std::int64_t>(options_.give_up.count())}});
-        if (options_.metrics)
-            for (std::int64_t i = 0; i < dead; ++i) options_.metrics->forward_finished("dead");
-    } catch (const std::exception& e) {
-        common::log::warn("forwarder give-up sweep failed", {{"error", e.what()}});
-    }
-}
-
-asio::awaitable<void> Forwarder::refresh_hosts() {
-    auto read = [env = options_.environment](pqxx::connection& c) { return pos_hosts(c, env); };
-    std::vector<PosHostRow> rows;
-    try {
-        rows = co_await pool_.run(std::move(read));
-    } catch (const std::exception& e) {
-        common::log::warn("forwarder cannot read the POS connections", {{"error", e.what()}});
-        co_return;
-    }
-    std::map<std::string, std::string> brands;
-    std::map<std::string, bool> keep;
-    std::map<std::string, std::int64_t> queued;
-    for (const auto& row : rows) {
-        const std::string host = common::http::origin(row.base_url).value_or("");
-        brands[row.brand_id] = host;
-        if (host.empty()) continue;
-        keep[host] = true;
-        queued[host] += row.due;
-        PosHost& h = hosts_.at(host);
-        if (h.url.empty()) {
-            h.url = join_url(row.base_url, "/api/orders");
-            h.ca_file = row.ca_file;
-        }
-    }
-    brand_hosts_ = std::move(brands);
-    hosts_.prune(keep);
-    const auto now = std::chrono::steady_clock::now();
-    for (auto& [host, h] : hosts_.all()) {
-        h.gauges->queued.store(queued[host], std::memory_order_relaxed);
-        h.publish(now);
-    }
-}
-
-void Forwarder::write_health(const std::string& host, bool open, const std::string& error) {
-    HealthWrite w{host, open, error, {}};
-    for (const auto& [brand, h] : brand_hosts_)
-        if (h == host) w.brands.push_back(brand);
-    health_queue_.push_back(std::move(w));
-    if (health_writing_) return;
-    health_writing_ = true;
-    asio::co_spawn(strand_, health_writer(), common::log::on_failure("recording a POS breaker failed"));
-}
-
-asio::awaitable<void> Forwarder::health_writer() {
-    // In order, one at a time: an opening recorded after the closing that followed it would leave a false banner.
-    while (!health_queue_.empty()) {
-        HealthWrite w = std::move(health_queue_.front());
-        health_queue_.pop_front();
-        auto write = [w, env = options_.environment, id = options_.id](pqxx::connection& c) {
-            write_pos_health(c, env, w.host, w.open, w.error, w.brands, id);
-        };
-        try {
-            co_await pool_.run(std::move(write));
-        } catch (const std::exception& e) {
-            common::log::warn("could not record a POS breaker change", {{"host", w.host}, {"error", e.what()}});
-        }
-    }
-    health_writing_ = false;
-    wake_.notify();
 }
 
 }  // namespace hub::forward
