@@ -12,6 +12,21 @@ std::optional<std::string_view> Request::header(std::string_view name) const {
     return std::nullopt;
 }
 
+void LogFields::set(std::string_view key, std::string value) {
+    for (auto& [k, v] : items_)
+        if (k == key) {
+            v = std::move(value);
+            return;
+        }
+    items_.emplace_back(key, std::move(value));
+}
+
+std::string_view LogFields::get(std::string_view key) const {
+    for (const auto& [k, v] : items_)
+        if (k == key) return v;
+    return {};
+}
+
 Response json_response(unsigned status, const boost::json::value& body) {
     Response r;
     r.status = status;

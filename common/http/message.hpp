@@ -27,14 +27,20 @@ struct Request {
     std::optional<std::string_view> header(std::string_view name) const;
 };
 
-/// What a handler tells the access log and the metrics about a request it answered. Never secrets, keys,
-/// bodies or phone numbers.
-struct Annotations {
-    std::string_view event;    ///< the webhook's event when known; static strings only
-    std::string_view outcome;  ///< a short word from a fixed set ("created", "invalid", ...); static strings only
-    std::string partner;       ///< the partner's id (not its key), when the key was known
-    std::string order_id;      ///< the hub order id, when known
-    std::string external_id;   ///< the platform's order id, when known
+/// Fields a handler adds to its request's access-log line, which the application's metrics may read too
+/// ({"partner", "p1"}). The transport carries them and never interprets them. Keys are static strings; values never
+/// hold secrets, keys, bodies or phone numbers.
+class LogFields {
+public:
+    /// Sets `key` (a static string) to `value`, replacing an earlier value.
+    void set(std::string_view key, std::string value);
+    /// The value of `key`, or "" when it was not set.
+    std::string_view get(std::string_view key) const;
+    /// The fields in the order they were first set.
+    const std::vector<std::pair<std::string_view, std::string>>& items() const { return items_; }
+
+private:
+    std::vector<std::pair<std::string_view, std::string>> items_;
 };
 
 /// The writing end of a streamed response (Server-Sent Events). Its coroutine methods run on the connection's
@@ -61,7 +67,7 @@ struct Response {
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers;
     bool close = false;  ///< close the connection after this response
-    Annotations note;    ///< for the access log and metrics; not sent
+    LogFields log;       ///< for the access log and metrics; not sent
     /// When set, the headers go out without a length, `body` is ignored, and the stream function writes the body
     /// until it returns; then the connection closes (an HTTP/1.1 body delimited by the close).
     StreamFn stream{};

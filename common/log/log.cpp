@@ -51,39 +51,49 @@ bool parse_format(std::string_view text, Format& out) {
     return true;
 }
 
-std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields) {
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
+                        MoreFields more) {
     if (format == Format::json) {
         boost::json::object o;
         o["time"] = time;
         o["level"] = level_name(level);
         o["msg"] = message;
         for (const auto& [k, v] : fields) o[k] = v.json;
+        for (const auto& [k, v] : more) o[k] = v;
         return boost::json::serialize(o);
     }
     std::string line = std::string(time) + " " + level_name(level) + " " + std::string(message);
-    for (const auto& [k, v] : fields) {
+    auto append = [&line](std::string_view k, const boost::json::value& v) {
         line += " ";
         line += k;
         line += "=";
-        if (!v.json.is_string()) {
-            line += boost::json::serialize(v.json);
-            continue;
+        if (!v.is_string()) {
+            line += boost::json::serialize(v);
+            return;
         }
-        std::string_view text = v.json.get_string();
+        std::string_view text = v.get_string();
         // Quoted when a reader could not tell where the value ends (or when it is empty).
         const bool plain = !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
             return c == ' ' || c == '"' || c == '=' || static_cast<unsigned char>(c) < 0x20;
         });
-        line += plain ? std::string(text) : boost::json::serialize(v.json);
-    }
+        line += plain ? std::string(text) : boost::json::serialize(v);
+    };
+    for (const auto& [k, v] : fields) append(k, v.json);
+    for (const auto& [k, v] : more) append(k, boost::json::value(std::string_view(v)));
     return line;
 }
 
-void write(Level level, std::string_view message, Fields fields) {
-    std::string line = format_line(g_format.load(), now_iso(), level, message, fields);
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields) {
+    return format_line(format, time, level, message, fields, {});
+}
+
+void write(Level level, std::string_view message, Fields fields, MoreFields more) {
+    std::string line = format_line(g_format.load(), now_iso(), level, message, fields, more);
     line += '\n';
     std::lock_guard lock(g_mutex);
     std::fwrite(line.data(), 1, line.size(), stderr);
 }
+
+void write(Level level, std::string_view message, Fields fields) { write(level, message, fields, {}); }
 
 }  // namespace common::log

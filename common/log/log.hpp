@@ -2,6 +2,7 @@
 
 #include <boost/json/value.hpp>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -35,8 +36,17 @@ using Fields = std::initializer_list<std::pair<std::string_view, Value>>;
 /// `TIME LEVEL message key=value ...` (values with spaces, quotes, `=` or control characters are JSON-quoted).
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields);
 
+/// Text fields known only at run time (an access line's fields that a handler set), written after the fixed ones.
+using MoreFields = std::span<const std::pair<std::string_view, std::string>>;
+
+/// format_line with `more` after `fields`.
+std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
+                        MoreFields more);
+
 /// Writes one line to stderr: time, level, message and fields. Never pass secrets, bodies or full phones.
 void write(Level level, std::string_view message, Fields fields = {});
+/// write with `more` after `fields`.
+void write(Level level, std::string_view message, Fields fields, MoreFields more);
 
 inline void info(std::string_view message, Fields fields = {}) { write(Level::info, message, fields); }
 inline void warn(std::string_view message, Fields fields = {}) { write(Level::warn, message, fields); }

@@ -153,7 +153,7 @@ common::http::AccessLog observed_access_log(metrics::HubMetrics& metrics) {
     return [&metrics](const common::http::Request& req, const common::http::Response& res,
                       std::chrono::microseconds latency) {
         access_log(req, res, latency);
-        metrics.request(req.path, res.note, res.status, latency);
+        metrics.request(req.path, res.log, res.status, latency);
     };
 }
 

@@ -42,19 +42,24 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                             {"latency_us", latency.count()}});
         return;
     }
-    // Who and what (set by the webhook handler; empty when the server refused the request before it).
-    const auto& n = res.note;
+    // Who and what: the fields the webhook handler set; none when the server refused the request before it.
+    if (res.log.get("outcome").empty()) {
+        common::log::write(level, "request",
+                           {{"request_id", req.request_id},
+                            {"method", req.method},
+                            {"route", "/webhooks/{key}"},
+                            {"status", res.status},
+                            {"latency_us", latency.count()},
+                            {"outcome", "refused"}});
+        return;
+    }
     common::log::write(level, "request",
                        {{"request_id", req.request_id},
                         {"method", req.method},
                         {"route", "/webhooks/{key}"},
                         {"status", res.status},
-                        {"latency_us", latency.count()},
-                        {"partner", n.partner},
-                        {"event", n.event},
-                        {"outcome", n.outcome.empty() ? "refused" : n.outcome},
-                        {"order_id", n.order_id},
-                        {"external_id", n.external_id}});
+                        {"latency_us", latency.count()}},
+                       res.log.items());
 }
 
 Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard)

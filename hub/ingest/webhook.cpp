@@ -41,11 +41,11 @@ Response render(const IngestResult& result) {
     Response r = row.http_status < 300 ? common::http::json_response(row.http_status, body)
                                        : common::http::render(error_of(result), &body);
     if (result.kind == Kind::method_not_allowed) r.headers.emplace_back("Allow", "POST");
-    r.note.outcome = row.metric;
-    r.note.partner = result.partner_id;
-    r.note.event = static_event(result.event);
-    r.note.external_id = result.external_id;
-    r.note.order_id = result.order_id;
+    r.log.set("partner", result.partner_id);
+    r.log.set("event", std::string(static_event(result.event)));
+    r.log.set("outcome", std::string(row.metric));
+    r.log.set("order_id", result.order_id);
+    r.log.set("external_id", result.external_id);
     return r;
 }
 

@@ -73,15 +73,16 @@ HubMetrics::HubMetrics()
                                      common::metrics::latency_buckets());
 }
 
-void HubMetrics::request(std::string_view path, const common::http::Annotations& note, unsigned status,
+void HubMetrics::request(std::string_view path, const common::http::LogFields& fields, unsigned status,
                          std::chrono::microseconds latency) noexcept {
     const std::size_t route = route_of(path);
     const std::size_t s = status_index(status);
     http_requests_[route * kStatuses + s].inc();
     if (route != 0) return;
-    // The server's own refusals (413, 408, 431, malformed requests) never reached the handler: no annotation.
-    const std::size_t e = index_of(kEvents, note.event);
-    const std::size_t o = index_of(kOutcomes, note.outcome.empty() ? std::string_view("refused") : note.outcome);
+    // The server's own refusals (413, 408, 431, malformed requests) never reached the handler: no fields.
+    const std::string_view outcome = fields.get("outcome");
+    const std::size_t e = index_of(kEvents, fields.get("event"));
+    const std::size_t o = index_of(kOutcomes, outcome.empty() ? std::string_view("refused") : outcome);
     webhook_requests_[(e * kOutcomes.size() + o) * kStatuses + s].inc();
     webhook_latency_[e]->observe(std::chrono::duration<double>(latency).count());
 }

@@ -22,7 +22,7 @@ public:
     HubMetrics& operator=(const HubMetrics&) = delete;
 
     /// One answered HTTP request (the server's access-log hook).
-    void request(std::string_view path, const common::http::Annotations& note, unsigned status,
+    void request(std::string_view path, const common::http::LogFields& fields, unsigned status,
                  std::chrono::microseconds latency) noexcept;
     /// One HTTP exchange of a forwarder with a POS (`outcome` as in hub.pos_delivery_attempts).
     void forward_attempt(std::string_view outcome, std::int64_t latency_ms) noexcept;

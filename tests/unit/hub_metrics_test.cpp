@@ -14,12 +14,12 @@ bool has(const std::string& text, const std::string& line) { return text.find(li
 
 TEST_CASE("hub metrics: webhook answers by event, outcome and status, other routes by route", "[metrics]") {
     HubMetrics m;
-    common::http::Annotations created;
-    created.event = "order_created";
-    created.outcome = "created";
+    common::http::LogFields created;
+    created.set("event", "order_created");
+    created.set("outcome", "created");
     m.request("/webhooks/k1", created, 200, 1500us);
     m.request("/webhooks/k1", created, 200, 2500us);
-    common::http::Annotations refused;  // the listener refused it before the handler: no annotation
+    common::http::LogFields refused;  // the listener refused it before the handler: no fields
     m.request("/webhooks/k2", refused, 413, 10us);
     m.request("/healthz", {}, 200, 10us);
     const std::string text = m.registry.expose();

@@ -113,7 +113,7 @@ TEST_CASE("ingest: an unknown key is 404 and nothing is recorded", "[ingest]") {
     CHECK(r.status == 404);
     CHECK(body_of(r).at("error").at("code") == "unknown_key");
     CHECK(body_of(r).at("order_id") == "");
-    CHECK(r.note.outcome == "unknown_key");
+    CHECK(r.log.get("outcome") == "unknown_key");
 }
 
 TEST_CASE("ingest: a partner lookup the store cannot answer is 503 with Retry-After", "[ingest]") {
@@ -125,8 +125,8 @@ TEST_CASE("ingest: a partner lookup the store cannot answer is 503 with Retry-Af
     CHECK(r.status == 503);
     CHECK(header(r, "Retry-After") == "5");
     CHECK(body_of(r).at("error").at("code") == "store_unavailable");
-    CHECK(r.note.outcome == "unavailable");
-    CHECK(r.note.partner.empty());
+    CHECK(r.log.get("outcome") == "unavailable");
+    CHECK(r.log.get("partner").empty());
 }
 
 TEST_CASE("ingest: a store that is down is 503, and the event stays known", "[ingest]") {
@@ -137,8 +137,8 @@ TEST_CASE("ingest: a store that is down is 503, and the event stays known", "[in
     const auto r = run(handler.handle(http_post(), "k"));
     CHECK(r.status == 503);
     CHECK(header(r, "Retry-After") == "5");
-    CHECK(r.note.partner == "p1");
-    CHECK(r.note.event == "order_created");
+    CHECK(r.log.get("partner") == "p1");
+    CHECK(r.log.get("event") == "order_created");
 }
 
 TEST_CASE("ingest: past its rate a partner gets 429 with Retry-After, unrecorded", "[ingest]") {
@@ -153,8 +153,8 @@ TEST_CASE("ingest: past its rate a partner gets 429 with Retry-After, unrecorded
     CHECK(r.status == 429);
     CHECK(header(r, "Retry-After") == "1");
     CHECK(body_of(r).at("error").at("code") == "rate_limited");
-    CHECK(r.note.outcome == "rate_limited");
-    CHECK(r.note.partner == "p1");
+    CHECK(r.log.get("outcome") == "rate_limited");
+    CHECK(r.log.get("partner") == "p1");
     CHECK(store.recorded.size() == 1);  // the first request only
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("ingest: a signing partner's unsigned request is 401, recorded with it
     const auto r = run(handler.handle(http_post(), "k"));
     CHECK(r.status == 401);
     CHECK(body_of(r).at("error").at("code") == "invalid_signature");
-    CHECK(r.note.outcome == "unauthorized");
+    CHECK(r.log.get("outcome") == "unauthorized");
     REQUIRE(store.recorded.size() == 1);
     CHECK(store.recorded[0].http_status == 401);
     CHECK(store.recorded[0].outcome == "rejected");
@@ -189,8 +189,8 @@ TEST_CASE("ingest: a signed request goes on to storage", "[ingest]") {
     const auto r = run(handler.handle(req, "k"));
     CHECK(r.status == 200);
     CHECK(body_of(r) == boost::json::parse(R"({"order_id": "o-1", "status": "success"})"));
-    CHECK(r.note.order_id == "o-1");
-    CHECK(r.note.external_id == "A-1");
+    CHECK(r.log.get("order_id") == "o-1");
+    CHECK(r.log.get("external_id") == "A-1");
 }
 
 TEST_CASE("ingest: a signature refusal whose record fails is 503", "[ingest]") {
@@ -201,7 +201,7 @@ TEST_CASE("ingest: a signature refusal whose record fails is 503", "[ingest]") {
     WebhookHandler handler(partners, store);
     const auto r = run(handler.handle(http_post(), "k"));
     CHECK(r.status == 503);
-    CHECK(r.note.outcome == "unavailable");
+    CHECK(r.log.get("outcome") == "unavailable");
 }
 
 TEST_CASE("ingest: refusals are recorded with the table's inbox values", "[ingest]") {
@@ -246,7 +246,7 @@ TEST_CASE("ingest: storage kinds render from the table", "[ingest]") {
         const auto r = run(handler.handle(http_post(), "k"));
         CHECK(r.status == status);
         if (!code.empty()) CHECK(body_of(r).at("error").at("code").as_string() == code);
-        CHECK(r.note.outcome == outcome_row(kind).metric);
+        CHECK(r.log.get("outcome") == outcome_row(kind).metric);
     }
 }
 
