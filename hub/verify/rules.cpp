@@ -54,6 +54,7 @@ std::string hub_reading(unsigned status) {
     if (status >= 200 && status < 300) return "the hub would count it accepted";
     if (status == 401) return "the hub would read it as a refused token";
     if (status == 408 || status == 429 || status >= 500) return "the hub would retry it";
+    if (status < 400) return "a redirect or informational answer, which the hub does not follow: a rejection";
     return "the hub would read it as a rejection";
 }
 

@@ -250,6 +250,7 @@ TEST_CASE("verify: judging validation errors and rejections", "[verify]") {
         CHECK(judged(id, answer(200, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(500, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(503, "")) == Outcome::failed);
+        CHECK(judged(id, answer(302, R"({"location":"/login"})")) == Outcome::failed);
         CHECK(judged(id, answer(401, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(429, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(422, "<html><body>The given data was invalid.</body></html>")) == Outcome::failed);
