@@ -5,6 +5,7 @@
 #include "common/db/migrate.hpp"
 #include "hub/admin/admin.hpp"
 #include "hub/app/serve.hpp"
+#include "hub/verify/command.hpp"
 
 namespace hub::app {
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv, const common::config::EnvLookup& env) {
                        admin::event_commands(), admin::pos_commands(), admin::secret_commands(),
                        admin::maintain_commands(), admin::audit_commands(), admin::user_commands()})
         for (auto& c : group) commands.push_back(std::move(c));
+    for (auto& c : verify::verify_commands()) commands.push_back(std::move(c));
     return common::cli::dispatch("orderhub", "OrderHub: delivery-platform webhooks in, POS orders out.", commands, argc,
                                  argv, env);
 }
