@@ -9,7 +9,7 @@
 namespace common::app {
 
 cli::Command migrate_command(const std::string& prefix, const std::string& schema,
-                             const std::vector<db::MigrationFile>& files, RoleNamesFn roles) {
+                             const std::vector<db::MigrationFile>& files, const RoleNamesFn& roles) {
     auto run = [prefix, schema, &files, roles](const config::ParsedArgs& args) {
         const std::string url = require_database_url(args, prefix);
         db::MigrationReport report;

@@ -15,6 +15,6 @@ using RoleNamesFn = std::function<std::vector<db::RoleName>(pqxx::connection_bas
 /// `<program> migrate`: applies `files` to `schema` of the database named by `<prefix>_DATABASE_URL`, with the
 /// role names `roles` returns (none replaced when it is empty).
 cli::Command migrate_command(const std::string& prefix, const std::string& schema,
-                             const std::vector<db::MigrationFile>& files, RoleNamesFn roles = {});
+                             const std::vector<db::MigrationFile>& files, const RoleNamesFn& roles = {});
 
 }  // namespace common::app
