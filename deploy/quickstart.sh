@@ -55,11 +55,20 @@ trap stop_all INT TERM EXIT
 
 build/bin/orderhub migrate
 build/bin/orderpos migrate
+# `serve` runs with a login that owns nothing (the cluster's superuser `orderhub` only migrates and provisions):
+# orderhub_serve, a member of the hub's serving role orderhub_app (docs/security.md).
+/usr/lib/postgresql/15/bin/psql -X -q -v ON_ERROR_STOP=1 -d "$ORDERHUB_DATABASE_URL" <<'SQL'
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'orderhub_serve') THEN CREATE ROLE orderhub_serve LOGIN; END IF;
+END $$;
+GRANT orderhub_app TO orderhub_serve;
+SQL
+serve_url=${ORDERHUB_DATABASE_URL/orderhub@/orderhub_serve@}
 if [ -x deploy/demo-provision.sh ]; then ./deploy/demo-provision.sh "$state"; fi
 
 build/bin/orderpos serve >"$state/orderpos.log" 2>&1 &
 echo $! >"$state/orderpos.pid"
-build/bin/orderhub serve >"$state/orderhub.log" 2>&1 &
+ORDERHUB_DATABASE_URL=$serve_url build/bin/orderhub serve >"$state/orderhub.log" 2>&1 &
 echo $! >"$state/orderhub.pid"
 
 wait_ready() {

@@ -9,13 +9,13 @@
 namespace common::app {
 
 cli::Command migrate_command(const std::string& prefix, const std::string& schema,
-                             const std::vector<db::MigrationFile>& files) {
-    auto run = [prefix, schema, &files](const config::ParsedArgs& args) {
+                             const std::vector<db::MigrationFile>& files, const RoleNamesFn& roles) {
+    auto run = [prefix, schema, &files, roles](const config::ParsedArgs& args) {
         const std::string url = require_database_url(args, prefix);
         db::MigrationReport report;
         try {
             pqxx::connection conn(url);
-            report = db::migrate(conn, schema, files);
+            report = db::migrate(conn, schema, files, roles ? roles(conn) : std::vector<db::RoleName>{});
         } catch (const db::MigrationError& e) {
             throw cli::UserError(e.what());
         } catch (const pqxx::broken_connection& e) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -8,8 +9,12 @@
 
 namespace common::app {
 
-/// `<program> migrate`: applies `files` to `schema` of the database named by `<prefix>_DATABASE_URL`.
+/// The role names to apply the migrations with, read from the database before migrating (see db::RoleName).
+using RoleNamesFn = std::function<std::vector<db::RoleName>(pqxx::connection_base&)>;
+
+/// `<program> migrate`: applies `files` to `schema` of the database named by `<prefix>_DATABASE_URL`, with the
+/// role names `roles` returns (none replaced when it is empty).
 cli::Command migrate_command(const std::string& prefix, const std::string& schema,
-                             const std::vector<db::MigrationFile>& files);
+                             const std::vector<db::MigrationFile>& files, const RoleNamesFn& roles = {});
 
 }  // namespace common::app

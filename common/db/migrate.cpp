@@ -38,7 +38,28 @@ std::string check(const std::map<int, Applied>& applied, const std::vector<Migra
     return {};
 }
 
+bool word_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
 }  // namespace
+
+std::string with_role_names(std::string_view sql, const std::vector<RoleName>& roles) {
+    std::string out(sql);
+    for (const auto& r : roles) {
+        if (r.written.empty() || r.written == r.actual) continue;
+        std::string next;
+        std::size_t from = 0;
+        for (std::size_t at = out.find(r.written); at != std::string::npos; at = out.find(r.written, at + 1)) {
+            const std::size_t end = at + r.written.size();
+            if ((at > 0 && word_char(out[at - 1])) || (end < out.size() && word_char(out[end]))) continue;
+            next.append(out, from, at - from).append(r.actual);
+            from = end;
+        }
+        out = next.append(out, from, std::string::npos);
+    }
+    return out;
+}
 
 int migration_version(std::string_view name) {
     int v = 0;
@@ -48,8 +69,8 @@ int migration_version(std::string_view name) {
     return v;
 }
 
-MigrationReport migrate(pqxx::connection_base& conn, const std::string& schema,
-                        const std::vector<MigrationFile>& files) {
+MigrationReport migrate(pqxx::connection_base& conn, const std::string& schema, const std::vector<MigrationFile>& files,
+                        const std::vector<RoleName>& roles) {
     MigrationReport report;
     const std::string lock_key = "orderhub.migrate." + schema;
     {
@@ -96,7 +117,7 @@ MigrationReport migrate(pqxx::connection_base& conn, const std::string& schema,
     }
     for (const auto& [version, f] : pending) {
         pqxx::work tx(conn);
-        tx.exec(std::string(f->sql));
+        tx.exec(with_role_names(f->sql, roles));
         tx.exec_params(
             "INSERT INTO " + tx.quote_name(schema) + ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
             version, std::string(f->name), common::crypto::sha256_hex(f->sql));

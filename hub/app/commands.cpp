@@ -5,13 +5,16 @@
 #include "common/db/migrate.hpp"
 #include "hub/admin/admin.hpp"
 #include "hub/app/serve.hpp"
+#include "hub/db/roles.hpp"
 #include "hub/verify/command.hpp"
 
 namespace hub::app {
 
 int main(int argc, char** argv, const common::config::EnvLookup& env) {
     std::vector<common::cli::Command> commands = {
-        common::app::migrate_command("ORDERHUB", "hub", common::db::migrations_hub()),
+        common::app::migrate_command(
+            "ORDERHUB", "hub", common::db::migrations_hub(),
+            [](pqxx::connection_base& c) { return db::migration_role_names(db::hub_roles(c)); }),
         serve_command(),
     };
     for (auto group : {admin::partner_commands(), admin::branch_commands(), admin::order_commands(),

@@ -2,6 +2,8 @@
 
 #include <pqxx/pqxx>
 
+#include "hub/db/roles.hpp"
+
 namespace hub::db {
 
 void prepare_all(pqxx::connection_base& conn) {
@@ -9,10 +11,15 @@ void prepare_all(pqxx::connection_base& conn) {
 }
 
 void prepare_serving(pqxx::connection_base& conn) {
+    const std::string app = hub_roles(conn).app;
     {
         pqxx::nontransaction nt(conn);
-        // Before `orderhub migrate` the role does not exist; /readyz then reports the missing migrations.
-        if (nt.exec1("SELECT to_regrole('orderhub_app') IS NOT NULL")[0].as<bool>()) nt.exec("SET ROLE orderhub_app");
+        // Before `orderhub migrate` the role does not exist; /readyz then reports the missing migrations. A login
+        // that is a member already has the role's rights; SET ROLE narrows an owner's or a superuser's session
+        // (which RESET ROLE would undo: the shipped configurations serve with a login that owns nothing).
+        const auto can = nt.exec_params1(
+            "SELECT to_regrole($1) IS NOT NULL AND pg_has_role(current_user, to_regrole($1), 'MEMBER')", app);
+        if (can[0].as<bool>()) nt.exec("SET ROLE " + nt.quote_name(app));
     }
     prepare_all(conn);
 }

@@ -23,8 +23,8 @@ struct Statement {
 /// Prepares the statements below on a new connection (Pool::Options::on_connect).
 void prepare_all(pqxx::connection_base& conn);
 
-/// For `orderhub serve`: drops the connection's privileges to the orderhub_app role (once migrations created
-/// it), then prepares the statements.
+/// For `orderhub serve`: switches the connection to the hub's serving role (orderhub_app, or the name of
+/// hub/db/roles.hpp) when migrations created it and the login may, then prepares the statements.
 void prepare_serving(pqxx::connection_base& conn);
 
 /// $1 key_hash -> id, label, time_zone, signing, disabled

@@ -19,14 +19,21 @@ int serve(const common::config::ParsedArgs& args) {
     const auto hash_threads =
         common::config::parse_uint(args.get("hash-threads").value_or(""), 1, 64, "--hash-threads", error);
     if (!hash_threads) throw common::cli::UserError(error);
+    const auto pending_logins = common::config::parse_uint(args.get("max-pending-logins").value_or(""), 1, 100000,
+                                                           "--max-pending-logins", error);
+    if (!pending_logins) throw common::cli::UserError(error);
+    const auto token_lifetime =
+        common::config::parse_duration(args.get("token-lifetime").value_or(""), std::chrono::seconds(1),
+                                       std::chrono::seconds(30 * 24 * 3600), "--token-lifetime", error);
+    if (!token_lifetime) throw common::cli::UserError(error);
     // Declared after the io_context, so destroyed before it: finished database jobs and password checks can
     // still post their completions to it.
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     common::db::Pool pool(
         {.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = store::prepare_statements});
-    pos::http::PasswordWorker passwords(*hash_threads);
+    pos::http::PasswordWorker passwords(*hash_threads, *pending_logins);
     pos::http::PosMetrics metrics;
-    pos::http::Routes routes(pool, passwords);
+    pos::http::Routes routes(pool, passwords, *token_lifetime);
     routes.serve_metrics(&metrics);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), pos::http::render_error,
                                 metrics.access_log(), cfg.tls);
@@ -46,6 +53,16 @@ common::cli::Command serve_command() {
                        .help = "threads that check login passwords (PBKDF2)",
                        .placeholder = "N",
                        .default_value = "2"});
+    options.push_back({.name = "max-pending-logins",
+                       .env = "ORDERPOS_MAX_PENDING_LOGINS",
+                       .help = "logins checked or waiting for a hash thread at once; more get 503 busy",
+                       .placeholder = "N",
+                       .default_value = "32"});
+    options.push_back({.name = "token-lifetime",
+                       .env = "ORDERPOS_TOKEN_LIFETIME",
+                       .help = "how long a token from /api/login is accepted (90s, 30m, 12h; at most 30 days)",
+                       .placeholder = "DURATION",
+                       .default_value = "12h"});
     return {{"serve"},
             "serve POST /api/login, POST /api/orders, /healthz and /readyz",
             "[--listen ADDR]",

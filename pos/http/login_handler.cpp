@@ -26,7 +26,13 @@ constexpr std::chrono::milliseconds kThrottledDelay{250};
 }  // namespace
 
 boost::asio::awaitable<Response> handle_login(common::http::Request req, common::db::Pool& pool,
-                                              PasswordWorker& passwords) {
+                                              PasswordWorker& passwords, std::chrono::seconds token_lifetime) {
+    // A place first: when the password checks are full, refuse before any database or hashing work.
+    auto place = passwords.try_acquire();
+    if (!place) {
+        common::log::warn("login refused: password checks busy", {{"request_id", req.request_id}});
+        co_return render_error(req.target, 503, "busy", "Too many logins at once; retry later.");
+    }
     Response refusal;
     const auto body = parse_json_body(req, refusal);
     if (!body) co_return refusal;
@@ -39,6 +45,7 @@ boost::asio::awaitable<Response> handle_login(common::http::Request req, common:
     auto begin = [email = login.email](pqxx::connection& c) { return store::begin_login(c, email); };
     store::LoginCandidate candidate = co_await pool.run(std::move(begin));
     if (!candidate.allowed) {
+        place.reset();  // the throttled wait checks no password: it holds no place
         common::log::warn("login throttled", {{"request_id", req.request_id}});
         boost::asio::steady_timer delay(co_await boost::asio::this_coro::executor, kThrottledDelay);
         co_await delay.async_wait(boost::asio::use_awaitable);
@@ -49,8 +56,8 @@ boost::asio::awaitable<Response> handle_login(common::http::Request req, common:
 
     std::string token = common::crypto::random_token();
     auto finish = [email = login.email, user = candidate.user_id, brand = candidate.brand_id,
-                   hash = common::crypto::sha256_hex(token)](pqxx::connection& c) {
-        store::finish_login(c, email, user, brand, hash);
+                   hash = common::crypto::sha256_hex(token), token_lifetime](pqxx::connection& c) {
+        store::finish_login(c, email, user, brand, hash, token_lifetime);
     };
     co_await pool.run(std::move(finish));
     co_return common::http::json_response(200, {{"access_token", token}});

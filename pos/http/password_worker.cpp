@@ -16,7 +16,16 @@ boost::asio::awaitable<bool> verify_on_worker(std::string password, std::string 
 
 }  // namespace
 
-PasswordWorker::PasswordWorker(std::size_t threads) : pool_(threads == 0 ? 1 : threads) {}
+PasswordWorker::PasswordWorker(std::size_t threads, std::size_t max_pending)
+    : pool_(threads == 0 ? 1 : threads), max_pending_(max_pending == 0 ? 1 : max_pending) {}
+
+std::optional<PasswordWorker::Place> PasswordWorker::try_acquire() {
+    std::size_t now = pending_.load();
+    do {
+        if (now >= max_pending_) return std::nullopt;
+    } while (!pending_.compare_exchange_weak(now, now + 1));
+    return Place(pending_);
+}
 
 PasswordWorker::~PasswordWorker() { pool_.join(); }
 

@@ -22,9 +22,10 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                                   {"latency_us", latency.count()}});
 }
 
-Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords)
+Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords, std::chrono::seconds token_lifetime)
     : pool_(pool),
       passwords_(passwords),
+      token_lifetime_(token_lifetime),
       // Half the pool's workers at most for batches of orders: logins and token checks keep theirs.
       intake_(pool, 64, std::max<std::size_t>(1, pool.stats().workers / 2)),
       health_{pool, "pos", common::db::migrations_pos(), render_error} {}
@@ -42,7 +43,7 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
     const std::string target = req.target;
     std::exception_ptr failure;
     try {
-        if (login) co_return co_await handle_login(std::move(req), pool_, passwords_);
+        if (login) co_return co_await handle_login(std::move(req), pool_, passwords_, token_lifetime_);
         co_return co_await handle_orders(std::move(req), pool_, intake_);
     } catch (...) {
         failure = std::current_exception();

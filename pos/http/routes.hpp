@@ -15,10 +15,10 @@ class PosMetrics;
 
 /// The POS's HTTP surface: `POST /api/login`, `POST /api/orders`, `GET /healthz`, `GET /readyz`; 405 with
 /// `Allow` for another method, 404 for another path. `pool` and `passwords` must outlive it. Orders are stored
-/// by its own group commit (store::OrderIntake) over `pool`.
+/// by its own group commit (store::OrderIntake) over `pool`. Tokens issued by /api/login live `token_lifetime`.
 class Routes {
 public:
-    Routes(common::db::Pool& pool, PasswordWorker& passwords);
+    Routes(common::db::Pool& pool, PasswordWorker& passwords, std::chrono::seconds token_lifetime);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
     /// Serves `GET /metrics` from `metrics` (which must outlive the routes); without it /metrics is 404.
@@ -28,6 +28,7 @@ private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
     common::db::Pool& pool_;
     PasswordWorker& passwords_;
+    std::chrono::seconds token_lifetime_;
     store::OrderIntake intake_;
     common::app::HealthTarget health_;
     const PosMetrics* metrics_ = nullptr;

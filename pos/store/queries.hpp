@@ -23,18 +23,24 @@ namespace sql {
 
 // Tokens ----------------------------------------------------------------------------------------------------
 
-/// $1 token hash -> brand_id. Touches last_used_at at most once a minute per token, so that a busy token does
-/// not rewrite its row on every request.
+/// $1 token hash -> brand_id, for a token that has not expired. Touches last_used_at at most once a minute per token,
+/// so that a busy token does not rewrite its row on every request.
 inline constexpr Statement kAuthenticateToken{"pos_authenticate_token", R"(
-WITH t AS (SELECT id, brand_id, last_used_at FROM pos.tokens WHERE token_hash = $1),
+WITH t AS (SELECT id, brand_id, last_used_at FROM pos.tokens WHERE token_hash = $1 AND expires_at > now()),
 touched AS (
     UPDATE pos.tokens AS k SET last_used_at = now() FROM t
     WHERE k.id = t.id AND (t.last_used_at IS NULL OR t.last_used_at < now() - interval '60 seconds'))
 SELECT brand_id FROM t)"};
 
-/// $1 token hash, $2 user id, $3 brand id.
-inline constexpr Statement kInsertToken{"pos_insert_token",
-                                        "INSERT INTO pos.tokens (token_hash, user_id, brand_id) VALUES ($1, $2, $3)"};
+/// $1 token hash, $2 user id, $3 brand id, $4 lifetime in seconds.
+inline constexpr Statement kInsertToken{"pos_insert_token", R"(
+INSERT INTO pos.tokens (token_hash, user_id, brand_id, expires_at)
+VALUES ($1, $2, $3, now() + make_interval(secs => $4)))"};
+
+/// $1 at most this many: deletes expired tokens (bounded, so that one login never waits on a long delete).
+inline constexpr Statement kPurgeExpiredTokens{"pos_purge_expired_tokens", R"(
+DELETE FROM pos.tokens WHERE id IN (
+    SELECT id FROM pos.tokens WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))"};
 
 // Users and logins ------------------------------------------------------------------------------------------
 
@@ -59,6 +65,13 @@ RETURNING failure_count, floor(extract(epoch FROM now() - last_failure_at))::big
 inline constexpr Statement kCountLoginAttempt{
     "pos_count_login_attempt",
     "UPDATE pos.login_failures SET failure_count = $2, last_failure_at = now() WHERE email = lower($1)"};
+
+/// $1 window in seconds, $2 at most this many: deletes failure rows whose last failure is older than the
+/// throttle window (they no longer count: decide_login_attempt), so that emails never seen again do not pile up.
+inline constexpr Statement kPurgeLoginFailures{"pos_purge_login_failures", R"(
+DELETE FROM pos.login_failures WHERE email IN (
+    SELECT email FROM pos.login_failures WHERE last_failure_at < now() - make_interval(secs => $1)
+    ORDER BY last_failure_at LIMIT $2 FOR UPDATE SKIP LOCKED))"};
 
 /// $1 email: a good login clears the count.
 inline constexpr Statement kClearLoginFailures{"pos_clear_login_failures",
@@ -266,11 +279,13 @@ LIMIT $1)"};
 inline constexpr std::array kAllStatements{
     &sql::kAuthenticateToken,
     &sql::kInsertToken,
+    &sql::kPurgeExpiredTokens,
     &sql::kInsertUser,
     &sql::kFindUser,
     &sql::kLockLoginFailures,
     &sql::kCountLoginAttempt,
     &sql::kClearLoginFailures,
+    &sql::kPurgeLoginFailures,
     &sql::kBrandExists,
     &sql::kLockMenu,
     &sql::kBranchBrandConflicts,

@@ -18,6 +18,7 @@ AddedUser add_user(pqxx::connection_base& c, const std::string& email, const std
 
 LoginCandidate begin_login(pqxx::connection_base& c, const std::string& email, const LoginThrottleRule& rule) {
     pqxx::work tx(c);
+    exec(tx, sql::kPurgeLoginFailures, static_cast<std::int64_t>(rule.window.count()), kPurgeBatch);
     const pqxx::row failures = exec(tx, sql::kLockLoginFailures, email).at(0);
     const LoginAttemptDecision decision = decide_login_attempt(
         {.count = failures[0].as<int>(), .since_last = std::chrono::seconds(failures[1].as<std::int64_t>())}, rule);
@@ -38,10 +39,11 @@ LoginCandidate begin_login(pqxx::connection_base& c, const std::string& email, c
 }
 
 void finish_login(pqxx::connection_base& c, const std::string& email, std::int64_t user_id, const std::string& brand_id,
-                  const std::string& token_hash) {
+                  const std::string& token_hash, std::chrono::seconds lifetime) {
     pqxx::work tx(c);
     exec(tx, sql::kClearLoginFailures, email);
-    exec(tx, sql::kInsertToken, token_hash, user_id, brand_id);
+    exec(tx, sql::kPurgeExpiredTokens, kPurgeBatch);
+    exec(tx, sql::kInsertToken, token_hash, user_id, brand_id, static_cast<std::int64_t>(lifetime.count()));
     tx.commit();
 }
 

@@ -161,6 +161,20 @@ TEST_CASE("status log: append-only for the app role, the owner and a superuser",
                      "FROM hub.orders") == "ok");
 }
 
+TEST_CASE("status log: a superuser under session_replication_role replica cannot change it", "[status][roles]") {
+    HubDb h;
+    make_order(h);
+    pqxx::connection c(h.db.url());  // the test cluster's superuser, who also ran the migrations
+    REQUIRE(pqxx::nontransaction(c).exec1("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0].as<bool>());
+    const std::string replica = "SET LOCAL session_replication_role = replica; ";
+    CHECK(outcome_of(c, replica + "UPDATE hub.order_status_log SET applied = NOT applied") == "denied");
+    CHECK(outcome_of(c, replica + "DELETE FROM hub.order_status_log") == "denied");
+    CHECK(outcome_of(c, replica + "TRUNCATE hub.order_status_log") == "denied");
+    CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 1);
+    CHECK(h.count("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'hub.order_status_log'::regclass AND tgname "
+                  "LIKE 'order_status_log_no_%' AND tgenabled = 'A'") == 2);
+}
+
 TEST_CASE("auditor: reads the log, orders and items, cannot write nor read partners or the inbox", "[status][roles]") {
     HubDb h;
     make_order(h);
@@ -208,4 +222,36 @@ TEST_CASE("app role: serving connections drop to orderhub_app and can do their w
     ioc.run();
     CHECK(out.kind == Kind::appended);
     CHECK(out.applied);
+}
+
+TEST_CASE("app role: a login that owns nothing serves, and cannot switch the log's triggers off", "[status][roles]") {
+    HubDb h;
+    const std::string login = "serve_" + h.db.name();
+    {
+        pqxx::connection c(h.db.url());
+        pqxx::nontransaction(c).exec("CREATE ROLE " + login + " LOGIN IN ROLE orderhub_app");
+    }
+    const std::string url = with_user(h.db.url(), login);
+    {
+        asio::io_context ioc;
+        common::db::Pool pool({.url = url, .workers = 2, .on_connect = hub::db::prepare_serving});
+        hub::ingest::OrderStore store(pool, 8, 1);
+        StoreOutcome out;
+        asio::co_spawn(
+            ioc,
+            [](hub::ingest::OrderStore& s, StoreOutcome& o) -> asio::awaitable<void> {
+                o = co_await s.store("p1", validated(order_json("LOGIN-1")), inbox_for("p1", "{}"));
+            }(store, out),
+            asio::detached);
+        ioc.run();
+        CHECK(out.kind == Kind::created);
+        pqxx::connection c(url);
+        CHECK(outcome_of(c, "RESET ROLE; UPDATE hub.order_status_log SET applied = NOT applied") == "denied");
+        CHECK(outcome_of(c, "ALTER TABLE hub.order_status_log DISABLE TRIGGER USER") != "ok");
+        CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 1);
+    }
+    {
+        pqxx::connection admin(h.db.url());
+        pqxx::nontransaction(admin).exec("DROP OWNED BY " + login + "; DROP ROLE " + login);
+    }
 }

@@ -282,6 +282,56 @@ TEST_CASE("logins: five attempts per email, then refused until 15 minutes after 
     CHECK(count(*c, "SELECT failure_count FROM pos.login_failures WHERE email = 'x@example.com'") == 1);
 }
 
+TEST_CASE("logins: failure rows older than the window are purged, a bounded number per login", "[pos]") {
+    tests::TempDatabase db;
+    auto c = connect(db);
+    {
+        pqxx::work tx(*c);
+        tx.exec(
+            "INSERT INTO pos.login_failures (email, failure_count, last_failure_at) "
+            "SELECT 'old' || i || '@example.com', 3, now() - interval '16 minutes' FROM generate_series(1, 150) i");
+        tx.exec(
+            "INSERT INTO pos.login_failures (email, failure_count, last_failure_at) "
+            "VALUES ('recent@example.com', 5, now() - interval '14 minutes')");
+        tx.commit();
+    }
+    const std::string stale = "SELECT count(*) FROM pos.login_failures WHERE email LIKE 'old%'";
+    pos::store::begin_login(*c, "someone@example.com");
+    CHECK(count(*c, stale) == 150 - pos::store::kPurgeBatch);
+    pos::store::begin_login(*c, "someone@example.com");
+    CHECK(count(*c, stale) == 0);
+    // Rows that still count stay: the recent streak still refuses.
+    CHECK(count(*c, "SELECT count(*) FROM pos.login_failures WHERE email = 'recent@example.com'") == 1);
+    CHECK_FALSE(pos::store::begin_login(*c, "recent@example.com").allowed);
+}
+
+TEST_CASE("tokens: a token expires after its lifetime, and expired tokens are purged at the next login", "[pos]") {
+    tests::TempDatabase db;
+    auto c = connect(db);
+    pos::store::load_menu(*c, menu_of(kMenu));
+    const auto user =
+        pos::store::add_user(*c, "ops@example.com", common::crypto::hash_password("secret-pass", 1000), "BRAND-A");
+    const std::string old_hash = common::crypto::sha256_hex("old-token");
+    pos::store::finish_login(*c, "ops@example.com", user.id, "BRAND-A", old_hash, std::chrono::seconds(3600));
+    CHECK(pos::store::authenticate_token(*c, old_hash) == "BRAND-A");
+    CHECK(count(*c,
+                "SELECT count(*) FROM pos.tokens WHERE expires_at BETWEEN now() + interval '59 minutes' AND "
+                "now() + interval '61 minutes'") == 1);
+    {
+        pqxx::work tx(*c);
+        tx.exec("UPDATE pos.tokens SET expires_at = now() - interval '1 second'");
+        tx.commit();
+    }
+    CHECK(pos::store::authenticate_token(*c, old_hash).empty());
+    const std::string new_hash = common::crypto::sha256_hex("new-token");
+    pos::store::finish_login(*c, "ops@example.com", user.id, "BRAND-A", new_hash);  // the default lifetime
+    CHECK(count(*c, "SELECT count(*) FROM pos.tokens") == 1);
+    CHECK(count(*c,
+                "SELECT count(*) FROM pos.tokens WHERE expires_at BETWEEN now() + interval '11 hours 59 minutes' "
+                "AND now() + interval '12 hours 1 minute'") == 1);
+    CHECK(pos::store::authenticate_token(*c, new_hash) == "BRAND-A");
+}
+
 TEST_CASE("orders: a valid order is stored with its lines, modifiers, status and raw body", "[pos]") {
     tests::TempDatabase db;
     auto c = connect(db);

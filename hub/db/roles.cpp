@@ -1,0 +1,25 @@
+#include "hub/db/roles.hpp"
+
+#include <pqxx/pqxx>
+
+namespace hub::db {
+
+HubRoles hub_roles_for_owner(std::string_view owner) {
+    auto pick = [owner](std::string_view name) {
+        return owner == name ? std::string(name) + "_role" : std::string(name);
+    };
+    return {pick(kAppRole), pick(kAuditorRole)};
+}
+
+HubRoles hub_roles(pqxx::connection_base& conn) {
+    pqxx::nontransaction nt(conn);
+    const auto owner = nt.exec1(
+        "SELECT coalesce((SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'hub'), current_user)");
+    return hub_roles_for_owner(owner[0].as<std::string>());
+}
+
+std::vector<common::db::RoleName> migration_role_names(const HubRoles& roles) {
+    return {{std::string(kAppRole), roles.app}, {std::string(kAuditorRole), roles.auditor}};
+}
+
+}  // namespace hub::db

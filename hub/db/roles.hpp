@@ -1,0 +1,40 @@
+#pragma once
+
+// The hub's two NOLOGIN roles. The migrations are written with the names orderhub_app (what `serve` needs) and
+// orderhub_auditor (reads the status log and the orders). Roles are cluster-wide, so the database owner may
+// itself bear one of these names (an operator's login called orderhub_app, say); the hub's role then takes the
+// name with `_role` appended. The choice depends only on the owner of the schema `hub`, so every later run of
+// `migrate` and every `serve` finds the same names.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/db/migrate.hpp"
+
+namespace pqxx {
+class connection_base;
+}
+
+namespace hub::db {
+
+inline constexpr std::string_view kAppRole = "orderhub_app";
+inline constexpr std::string_view kAuditorRole = "orderhub_auditor";
+
+/// The names of the hub's roles in one database.
+struct HubRoles {
+    std::string app;
+    std::string auditor;
+};
+
+/// The hub's role names for a schema owned by `owner`: the written names, unless `owner` bears one of them.
+HubRoles hub_roles_for_owner(std::string_view owner);
+
+/// The hub's role names in the database of `conn`: from the owner of the schema `hub`, or from the current user
+/// when the schema does not exist yet (the first `migrate` creates it as that user).
+HubRoles hub_roles(pqxx::connection_base& conn);
+
+/// What the migration runner replaces in the hub's migrations (nothing when the names are the written ones).
+std::vector<common::db::RoleName> migration_role_names(const HubRoles& roles);
+
+}  // namespace hub::db
