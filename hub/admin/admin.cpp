@@ -5,6 +5,7 @@
 #include <pqxx/pqxx>
 
 #include "common/app/service.hpp"
+#include "common/text/terminal.hpp"
 
 namespace hub::admin {
 
@@ -35,10 +36,11 @@ std::string one_positional(const common::config::ParsedArgs& args, const std::st
 
 namespace {
 
+/// One value as text for a terminal: whatever a webhook put in it is escaped (common/text/terminal.hpp).
 std::string text_of(const boost::json::value& v) {
-    if (v.is_string()) return std::string(v.get_string());
+    if (v.is_string()) return common::text::terminal_safe(v.get_string());
     if (v.is_null()) return "-";
-    return boost::json::serialize(v);
+    return common::text::terminal_safe(boost::json::serialize(v));
 }
 
 }  // namespace
@@ -48,7 +50,7 @@ void print_object(const common::config::ParsedArgs& args, const boost::json::obj
         std::cout << boost::json::serialize(o) << "\n";
         return;
     }
-    for (const auto& [k, v] : o) std::cout << std::string(k) << ": " << text_of(v) << "\n";
+    for (const auto& [k, v] : o) std::cout << common::text::terminal_safe(k) << ": " << text_of(v) << "\n";
 }
 
 void print_rows(const common::config::ParsedArgs& args, const boost::json::array& rows,

@@ -28,10 +28,10 @@ std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args
 /// SQL text rendering the timestamp `column` in UTC, ISO 8601 with microseconds: 2024-05-01T18:02:11.000000Z.
 std::string iso_utc(const std::string& column);
 
-/// Prints one object: JSON with --json, else `key: value` lines.
+/// Prints one object: JSON with --json, else `key: value` lines, each value terminal-safe (common/text/terminal.hpp).
 void print_object(const common::config::ParsedArgs& args, const boost::json::object& o);
 
-/// Prints rows: a JSON array with --json, else an aligned table of `columns`.
+/// Prints rows: a JSON array with --json, else an aligned table of `columns`, each cell terminal-safe.
 void print_rows(const common::config::ParsedArgs& args, const boost::json::array& rows,
                 const std::vector<std::string>& columns);
 
