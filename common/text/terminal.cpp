@@ -34,9 +34,8 @@ void append_code_point_escape(std::string& out, std::uint32_t cp) {
     out += '}';
 }
 
-}  // namespace
-
-std::string terminal_safe(std::string_view text, LineBreaks breaks) {
+/// terminal_safe() and terminal_safe_json(): `double_backslash` is false for JSON, which escaped its own.
+std::string escaped(std::string_view text, LineBreaks breaks, bool double_backslash) {
     std::string out;
     out.reserve(text.size());
     while (!text.empty()) {
@@ -47,7 +46,7 @@ std::string terminal_safe(std::string_view text, LineBreaks breaks) {
             continue;
         }
         const bool kept_break = breaks == LineBreaks::keep && (cp == '\n' || cp == '\t');
-        if (cp == '\\') {
+        if (cp == '\\' && double_backslash) {
             out += "\\\\";
         } else if ((cp < 0x20 || cp == 0x7F) && !kept_break) {
             if (cp == '\n')
@@ -67,5 +66,11 @@ std::string terminal_safe(std::string_view text, LineBreaks breaks) {
     }
     return out;
 }
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text, LineBreaks breaks) { return escaped(text, breaks, true); }
+
+std::string terminal_safe_json(std::string_view json) { return escaped(json, LineBreaks::escape, false); }
 
 }  // namespace common::text

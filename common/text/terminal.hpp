@@ -18,4 +18,9 @@ enum class LineBreaks { escape, keep };
 /// kept. Pure.
 std::string terminal_safe(std::string_view text, LineBreaks breaks = LineBreaks::escape);
 
+/// Serialized JSON (whose strings already escape C0 controls, quotes and backslashes) made safe the same way:
+/// what JSON leaves raw (DEL, C1 controls, reordering format characters, bytes outside UTF-8) is escaped as above;
+/// backslashes are kept, so JSON's own escapes read as JSON. Pure.
+std::string terminal_safe_json(std::string_view json);
+
 }  // namespace common::text

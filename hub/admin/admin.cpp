@@ -40,7 +40,7 @@ namespace {
 std::string text_of(const boost::json::value& v) {
     if (v.is_string()) return common::text::terminal_safe(v.get_string());
     if (v.is_null()) return "-";
-    return common::text::terminal_safe(boost::json::serialize(v));
+    return common::text::terminal_safe_json(boost::json::serialize(v));
 }
 
 }  // namespace

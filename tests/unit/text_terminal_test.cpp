@@ -6,6 +6,7 @@
 
 using common::text::LineBreaks;
 using common::text::terminal_safe;
+using common::text::terminal_safe_json;
 
 namespace {
 
@@ -72,4 +73,12 @@ TEST_CASE("terminal: no byte sequence survives that a terminal acts on", "[text]
     std::string kept = terminal_safe(all, LineBreaks::keep);
     for (char c : std::string("\t\n")) kept.erase(kept.find(c), 1);
     CHECK(no_control_bytes(kept));
+}
+
+TEST_CASE("terminal: serialized JSON keeps its own escapes and loses what JSON leaves raw", "[text]") {
+    CHECK(terminal_safe_json(R"({"name":"Sara\u001b[2J","path":"C:\\x"})") ==
+          R"({"name":"Sara\u001b[2J","path":"C:\\x"})");
+    CHECK(terminal_safe_json("{\"a\":\"\xC2\x9B"
+                             "31m\x7F\xE2\x80\xAE\"}") == R"({"a":"\u{009b}31m\x7f\u{202e}"})");
+    CHECK(terminal_safe_json("\"\xFF\"") == R"("\xff")");
 }
