@@ -6,6 +6,7 @@
 
 #include "common/app/service.hpp"
 #include "common/text/terminal.hpp"
+#include "hub/admin/refusal.hpp"
 
 namespace hub::admin {
 
@@ -27,6 +28,18 @@ std::string required(const common::config::ParsedArgs& args, const std::string& 
     auto v = args.get(name);
     if (!v || v->empty()) throw common::cli::UsageError("--" + name + " is required");
     return *v;
+}
+
+std::function<int(const common::config::ParsedArgs&)> with_refusals(
+    std::function<int(const common::config::ParsedArgs&)> run) {
+    return [run = std::move(run)](const common::config::ParsedArgs& args) {
+        try {
+            return run(args);
+        } catch (const Refusal& r) {
+            if (r.kind == Refusal::Kind::invalid) throw common::cli::UsageError(r.what());
+            throw common::cli::UserError(r.what());
+        }
+    };
 }
 
 std::string one_positional(const common::config::ParsedArgs& args, const std::string& what) {

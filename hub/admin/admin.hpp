@@ -2,6 +2,7 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <functional>
 #include <memory>
 #include <pqxx/connection>
 #include <string>
@@ -40,6 +41,11 @@ std::vector<common::config::OptionSpec> db_options(std::vector<common::config::O
 
 /// The value of a required option, or a UsageError naming it.
 std::string required(const common::config::ParsedArgs& args, const std::string& name);
+
+/// `run` with the refusals of the operator rules (hub/admin/refusal.hpp) turned into the CLI's errors: invalid is
+/// bad usage (exit 2), not_found and conflict user errors (exit 1).
+std::function<int(const common::config::ParsedArgs&)> with_refusals(
+    std::function<int(const common::config::ParsedArgs&)> run);
 
 /// The single positional argument (an id), or a UsageError.
 std::string one_positional(const common::config::ParsedArgs& args, const std::string& what);
