@@ -95,7 +95,7 @@ Branch create_branch(pqxx::transaction_base& tx, const std::string& id, const st
 Branch update_branch(pqxx::transaction_base& tx, const std::string& id, const BranchChange& change) {
     auto rows = tx.exec_params("SELECT " + std::string(kColumns) + " FROM hub.branches WHERE id = $1 FOR UPDATE", id);
     if (rows.empty()) throw Refusal(Refusal::Kind::not_found, "no branch '" + id + "'");
-    const Branch b = apply_change(from_row(rows[0]), change);
+    Branch b = apply_change(from_row(rows[0]), change);
     tx.exec_params0(
         "UPDATE hub.branches SET name = $2, pos_branch_id = $3, auto_accept = $4, manual_accept = $5, "
         "accept_timeout_minutes = $6, schedule_lead_minutes = $7 WHERE id = $1",
