@@ -161,6 +161,14 @@ if hit:
     text = cli(HUB, "events", "show", str(hit[0]["id"])).stdout
     check("external_id: LOST-42" in text and "headers:" in text and '"LOST-42"' in text,
           f"events show text ({text[:300]})")
+# An order_updated, stored (one by one) and refused (in a batch), keeps its branch too.
+for status, expect in (("on_the_way", 200), ("teleported", 422)):
+    code = hub.request("POST", hook, {"event": "order_updated", "event_time": "2024-05-01 18:10:00",
+                                      "branch_id": "A-1", "payload": {"order_id": "ORD-A", "status": status}})[0]
+    eq(code, expect, f"order_updated {status}")
+eq(sorted((x["event"], x["branch_id"], x["http_status"]) for x in cli_json("events", "list", "--external-id", "ORD-A")),
+   [("order_created", "A-1", 200), ("order_updated", "A-1", 200), ("order_updated", "A-1", 422)],
+   "every request of ORD-A, refused ones included, with its branch")
 cli(HUB, "events", "show", "999999999", code=1)
 cli(HUB, "events", "show", "abc", code=2)
 
