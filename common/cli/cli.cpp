@@ -3,6 +3,8 @@
 #include <exception>
 #include <iostream>
 
+#include "common/text/terminal.hpp"
+
 namespace common::cli {
 namespace {
 
@@ -59,13 +61,14 @@ int dispatch(std::string_view program, std::string_view about, const std::vector
     try {
         return best->run(pa);
     } catch (const UsageError& e) {
-        std::cerr << name << ": " << e.what() << "\nTry '" << name << " --help'.\n";
+        // Messages may quote stored or given text: escaped like every other text output.
+        std::cerr << name << ": " << text::terminal_safe(e.what()) << "\nTry '" << name << " --help'.\n";
         return 2;
     } catch (const UserError& e) {
-        std::cerr << name << ": " << e.what() << "\n";
+        std::cerr << name << ": " << text::terminal_safe(e.what()) << "\n";
         return 1;
     } catch (const std::exception& e) {
-        std::cerr << name << ": " << e.what() << "\n";
+        std::cerr << name << ": " << text::terminal_safe(e.what(), text::LineBreaks::keep) << "\n";
         return 1;
     }
 }

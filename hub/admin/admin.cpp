@@ -5,6 +5,8 @@
 #include <pqxx/pqxx>
 
 #include "common/app/service.hpp"
+#include "common/text/terminal.hpp"
+#include "hub/admin/refusal.hpp"
 
 namespace hub::admin {
 
@@ -28,6 +30,18 @@ std::string required(const common::config::ParsedArgs& args, const std::string& 
     return *v;
 }
 
+std::function<int(const common::config::ParsedArgs&)> with_refusals(
+    std::function<int(const common::config::ParsedArgs&)> run) {
+    return [run = std::move(run)](const common::config::ParsedArgs& args) {
+        try {
+            return run(args);
+        } catch (const Refusal& r) {
+            if (r.kind == Refusal::Kind::invalid) throw common::cli::UsageError(r.what());
+            throw common::cli::UserError(r.what());
+        }
+    };
+}
+
 std::string one_positional(const common::config::ParsedArgs& args, const std::string& what) {
     if (args.positional.size() != 1) throw common::cli::UsageError("give exactly one " + what);
     return args.positional[0];
@@ -35,10 +49,11 @@ std::string one_positional(const common::config::ParsedArgs& args, const std::st
 
 namespace {
 
+/// One value as text for a terminal: whatever a webhook put in it is escaped (common/text/terminal.hpp).
 std::string text_of(const boost::json::value& v) {
-    if (v.is_string()) return std::string(v.get_string());
+    if (v.is_string()) return common::text::terminal_safe(v.get_string());
     if (v.is_null()) return "-";
-    return boost::json::serialize(v);
+    return common::text::terminal_safe_json(boost::json::serialize(v));
 }
 
 }  // namespace
@@ -48,7 +63,7 @@ void print_object(const common::config::ParsedArgs& args, const boost::json::obj
         std::cout << boost::json::serialize(o) << "\n";
         return;
     }
-    for (const auto& [k, v] : o) std::cout << std::string(k) << ": " << text_of(v) << "\n";
+    for (const auto& [k, v] : o) std::cout << common::text::terminal_safe(k) << ": " << text_of(v) << "\n";
 }
 
 void print_rows(const common::config::ParsedArgs& args, const boost::json::array& rows,

@@ -2,6 +2,7 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <functional>
 #include <memory>
 #include <pqxx/connection>
 #include <string>
@@ -28,10 +29,10 @@ std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args
 /// SQL text rendering the timestamp `column` in UTC, ISO 8601 with microseconds: 2024-05-01T18:02:11.000000Z.
 std::string iso_utc(const std::string& column);
 
-/// Prints one object: JSON with --json, else `key: value` lines.
+/// Prints one object: JSON with --json, else `key: value` lines, each value terminal-safe (common/text/terminal.hpp).
 void print_object(const common::config::ParsedArgs& args, const boost::json::object& o);
 
-/// Prints rows: a JSON array with --json, else an aligned table of `columns`.
+/// Prints rows: a JSON array with --json, else an aligned table of `columns`, each cell terminal-safe.
 void print_rows(const common::config::ParsedArgs& args, const boost::json::array& rows,
                 const std::vector<std::string>& columns);
 
@@ -40,6 +41,11 @@ std::vector<common::config::OptionSpec> db_options(std::vector<common::config::O
 
 /// The value of a required option, or a UsageError naming it.
 std::string required(const common::config::ParsedArgs& args, const std::string& name);
+
+/// `run` with the refusals of the operator rules (hub/admin/refusal.hpp) turned into the CLI's errors: invalid is
+/// bad usage (exit 2), not_found and conflict user errors (exit 1).
+std::function<int(const common::config::ParsedArgs&)> with_refusals(
+    std::function<int(const common::config::ParsedArgs&)> run);
 
 /// The single positional argument (an id), or a UsageError.
 std::string one_positional(const common::config::ParsedArgs& args, const std::string& what);

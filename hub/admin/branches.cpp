@@ -2,39 +2,60 @@
 #include <pqxx/pqxx>
 
 #include "hub/admin/admin.hpp"
+#include "hub/admin/branch_rules.hpp"
 
 namespace hub::admin {
 namespace {
 
-using common::cli::UserError;
+using common::cli::UsageError;
 using common::config::ParsedArgs;
+
+/// A whole number of minutes from an option, or nullopt when it is not given (the rules check its range).
+std::optional<long long> minutes_option(const ParsedArgs& args, const std::string& name) {
+    auto v = args.get(name);
+    if (!v) return std::nullopt;
+    std::string error;
+    auto n = common::config::parse_uint(*v, 0, 1'000'000, "--" + name, error);
+    if (!n) throw UsageError(error);
+    return static_cast<long long>(*n);
+}
+
+/// The branch options that create and update share, as a change (nothing given: nothing changes).
+BranchChange change_from(const ParsedArgs& args) {
+    const int modes = int{args.has("auto-accept")} + int{args.has("manual-accept")} + int{args.has("pending-accept")};
+    if (modes > 1) throw UsageError("give at most one of --auto-accept, --manual-accept and --pending-accept");
+    BranchChange c;
+    c.name = args.get("name");
+    c.pos_branch_id = args.get("pos-branch-id");
+    if (args.has("auto-accept")) c.accept_mode = AcceptMode::automatic;
+    if (args.has("manual-accept")) c.accept_mode = AcceptMode::manual;
+    if (args.has("pending-accept")) c.accept_mode = AcceptMode::pending;
+    c.accept_timeout_minutes = minutes_option(args, "accept-timeout-minutes");
+    c.schedule_lead_minutes = minutes_option(args, "schedule-lead-minutes");
+    return c;
+}
 
 int create(const ParsedArgs& args) {
     const std::string id = required(args, "id");
     const std::string brand = required(args, "brand");
-    if (id.size() > 128 || brand.size() > 128) throw common::cli::UsageError("ids are at most 128 bytes");
-    const std::string name = args.get("name").value_or(id);
-    const std::string pos_branch = args.get("pos-branch-id").value_or(id);
-    std::string error;
-    auto lead = common::config::parse_uint(args.get("schedule-lead-minutes").value_or("30"), 0, 10080,
-                                           "--schedule-lead-minutes", error);
-    if (!lead) throw common::cli::UsageError(error);
+    const BranchChange settings = change_from(args);
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    // The contract has no `brand create`: a branch brings its brand into being.
-    tx.exec_params("INSERT INTO hub.brands (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING", brand);
-    auto r = tx.exec_params(
-        "INSERT INTO hub.branches (id, brand_id, name, pos_branch_id, auto_accept, schedule_lead_minutes) "
-        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id",
-        id, brand, name, pos_branch, args.has("auto-accept"), static_cast<int>(*lead));
-    if (r.empty()) throw UserError("branch '" + id + "' exists already");
+    const Branch b = create_branch(tx, id, brand, settings);
     tx.commit();
-    print_object(args, {{"id", id},
-                        {"brand_id", brand},
-                        {"name", name},
-                        {"pos_branch_id", pos_branch},
-                        {"auto_accept", args.has("auto-accept")},
-                        {"schedule_lead_minutes", *lead}});
+    print_object(args, branch_json(b));
+    return 0;
+}
+
+int update(const ParsedArgs& args) {
+    const std::string id = required(args, "id");
+    if (args.get("brand")) throw UsageError("a branch's brand cannot change (create a new branch)");
+    const BranchChange change = change_from(args);
+    auto conn = connect(args);
+    pqxx::work tx(*conn);
+    const Branch b = update_branch(tx, id, change);
+    tx.commit();
+    print_object(args, branch_json(b));
     return 0;
 }
 
@@ -42,17 +63,40 @@ int list(const ParsedArgs& args) {
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
     boost::json::array rows;
-    for (const auto& r : tx.exec("SELECT id, brand_id, name, coalesce(pos_branch_id, id), auto_accept, "
-                                 "schedule_lead_minutes FROM hub.branches ORDER BY brand_id, id")) {
-        rows.push_back({{"id", r[0].c_str()},
-                        {"brand_id", r[1].c_str()},
-                        {"name", r[2].c_str()},
-                        {"pos_branch_id", r[3].c_str()},
-                        {"auto_accept", r[4].as<bool>()},
-                        {"schedule_lead_minutes", r[5].as<int>()}});
-    }
-    print_rows(args, rows, {"id", "brand_id", "name", "pos_branch_id", "auto_accept", "schedule_lead_minutes"});
+    for (const auto& b : list_branches(tx)) rows.push_back(branch_json(b));
+    print_rows(
+        args, rows,
+        {"id", "brand_id", "name", "pos_branch_id", "accept_mode", "accept_timeout_minutes", "schedule_lead_minutes"});
     return 0;
+}
+
+/// The options of create and update but --id and --brand; no defaults, so that an update changes only what is
+/// given (create's defaults are the rules': hub/admin/branch_rules.hpp).
+std::vector<common::config::OptionSpec> setting_options() {
+    return {{.name = "name", .help = "display name (create: default the id)", .placeholder = "NAME"},
+            {.name = "pos-branch-id",
+             .help = "the branch id at the POS (create: default the same id)",
+             .placeholder = "ID"},
+            {.name = "auto-accept", .help = "send new orders to the POS as ACCEPTED"},
+            {.name = "manual-accept",
+             .help = "hold new orders for the branch's staff (stored; not yet held by this build)"},
+            {.name = "pending-accept", .help = "send new orders to the POS as PENDING (the default)"},
+            {.name = "accept-timeout-minutes",
+             .help = "manual-accept: minutes to wait for staff (1-10080, default 10)",
+             .placeholder = "N"},
+            {.name = "schedule-lead-minutes",
+             .help = "send scheduled orders this long before (0-10080, default 30)",
+             .placeholder = "N"}};
+}
+
+std::vector<common::config::OptionSpec> with_id(bool brand) {
+    auto options = setting_options();
+    options.insert(options.begin(), {.name = "id", .help = "the branch_id platforms send", .placeholder = "BRANCH"});
+    options.insert(options.begin() + 1, {.name = "brand",
+                                         .help = brand ? "brand of the branch (created when new)"
+                                                       : "not allowed: a branch's brand cannot change",
+                                         .placeholder = "BRAND"});
+    return db_options(std::move(options));
 }
 
 }  // namespace
@@ -61,19 +105,17 @@ std::vector<common::cli::Command> branch_commands() {
     return {
         {{"branch", "create"},
          "a branch that orders route to (its brand is created when new)",
-         "--id BRANCH --brand BRAND [--name NAME] [--pos-branch-id ID] [--auto-accept] [--schedule-lead-minutes N]",
-         db_options(
-             {{.name = "id", .help = "the branch_id platforms send", .placeholder = "BRANCH"},
-              {.name = "brand", .help = "brand of the branch", .placeholder = "BRAND"},
-              {.name = "name", .help = "display name (default: the id)", .placeholder = "NAME"},
-              {.name = "pos-branch-id", .help = "the branch id at the POS (default: the same id)", .placeholder = "ID"},
-              {.name = "auto-accept", .help = "send orders to the POS as ACCEPTED"},
-              {.name = "schedule-lead-minutes",
-               .help = "send scheduled orders this long before",
-               .placeholder = "N",
-               .default_value = "30"}}),
-         create},
-        {{"branch", "list"}, "list branches", "", db_options(), list},
+         "--id BRANCH --brand BRAND [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept "
+         "[--accept-timeout-minutes N]] [--schedule-lead-minutes N]",
+         with_id(true),
+         with_refusals(create)},
+        {{"branch", "update"},
+         "change a branch: only the options given (every option of create but --brand)",
+         "--id BRANCH [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept | --pending-accept] "
+         "[--accept-timeout-minutes N] [--schedule-lead-minutes N]",
+         with_id(false),
+         with_refusals(update)},
+        {{"branch", "list"}, "list branches with every setting", "", db_options(), list},
     };
 }
 

@@ -6,9 +6,12 @@
 #include <pqxx/pqxx>
 
 #include "common/app/service.hpp"
+#include "common/crypto/encoding.hpp"
 #include "common/db/pool.hpp"
 #include "common/http/request_id.hpp"
+#include "common/text/terminal.hpp"
 #include "hub/admin/admin.hpp"
+#include "hub/admin/inbox_rules.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/service.hpp"
 #include "hub/ingest/store.hpp"
@@ -19,38 +22,48 @@ namespace {
 using common::cli::UserError;
 using common::config::ParsedArgs;
 
-boost::json::value nullable(const pqxx::field& f) {
-    return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
-}
-
 int list(const ParsedArgs& args) {
     std::string error;
     auto limit = common::config::parse_uint(args.get("limit").value_or("100"), 1, 100000, "--limit", error);
     if (!limit) throw common::cli::UsageError(error);
+    const InboxFilter filter{.failed = args.has("failed"),
+                             .external_id = args.get("external-id").value_or(""),
+                             .limit = static_cast<std::int64_t>(*limit)};
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
-    boost::json::array rows;
-    for (const auto& r :
-         tx.exec_params("SELECT i.id, " + iso_utc("i.received_at") +
-                            ", p.label, i.event, i.external_id, i.order_id, i.http_status, i.outcome, i.error_code, "
-                            "i.replay_of, i.request_id FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
-                            "WHERE NOT $1 OR i.http_status NOT BETWEEN 200 AND 299 ORDER BY i.id DESC LIMIT $2",
-                        args.has("failed"), static_cast<long long>(*limit))) {
-        rows.push_back({{"id", r[0].as<long long>()},
-                        {"received_at", r[1].c_str()},
-                        {"partner", r[2].c_str()},
-                        {"event", nullable(r[3])},
-                        {"external_id", nullable(r[4])},
-                        {"order_id", nullable(r[5])},
-                        {"http_status", r[6].as<int>()},
-                        {"outcome", r[7].c_str()},
-                        {"error_code", nullable(r[8])},
-                        {"replay_of", r[9].is_null() ? boost::json::value(nullptr) : r[9].as<long long>()},
-                        {"request_id", r[10].c_str()}});
+    print_rows(args, list_events(tx, filter),
+               {"id", "received_at", "partner", "event", "external_id", "branch_id", "http_status", "outcome",
+                "error_code", "replay_of"});
+    return 0;
+}
+
+/// Text: the entry's fields, its headers one a line, then its body as sent (line breaks kept, every other control
+/// character escaped: common/text/terminal.hpp).
+int show(const ParsedArgs& args) {
+    const std::string id = one_positional(args, "event id");
+    auto conn = connect(args);
+    pqxx::read_transaction tx(*conn);
+    boost::json::object entry = show_event(tx, id);
+    if (args.has("json")) {
+        print_object(args, entry);
+        return 0;
     }
-    print_rows(
-        args, rows,
-        {"id", "received_at", "partner", "event", "external_id", "http_status", "outcome", "error_code", "replay_of"});
+    const boost::json::value headers = entry["headers"];
+    const std::string body(entry["body"].as_string());
+    const bool base64 = entry["body_encoding"].as_string() == "base64";
+    for (const char* k : {"headers", "body", "body_encoding"}) entry.erase(k);
+    print_object(args, entry);
+    std::cout << "headers:\n";
+    if (const auto* h = headers.if_object())
+        for (const auto& [name, value] : *h)
+            std::cout << "  " << common::text::terminal_safe(name) << ": "
+                      << (value.is_string() ? common::text::terminal_safe(value.get_string())
+                                            : common::text::terminal_safe_json(boost::json::serialize(value)))
+                      << "\n";
+    std::cout << "body:\n"
+              << common::text::terminal_safe(base64 ? *common::crypto::base64_decode(body) : body,
+                                             common::text::LineBreaks::keep)
+              << "\n";
     return 0;
 }
 
@@ -108,10 +121,18 @@ std::vector<common::cli::Command> event_commands() {
     return {
         {{"events", "list"},
          "the inbox of received webhook requests, newest first",
-         "[--failed]",
+         "[--failed] [--external-id X]",
          db_options({{.name = "failed", .help = "only requests that were not answered 2xx"},
+                     {.name = "external-id",
+                      .help = "only requests naming this platform order id (refused ones too)",
+                      .placeholder = "X"},
                      {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"}}),
-         list},
+         with_refusals(list)},
+        {{"events", "show"},
+         "one inbox entry with its headers and raw body (--json: the body as text, or base64 when not UTF-8)",
+         "EVENT_ID",
+         db_options(),
+         with_refusals(show)},
         {{"events", "replay"},
          "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
          "EVENT_ID",

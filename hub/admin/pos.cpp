@@ -1,10 +1,9 @@
 #include <boost/json.hpp>
-#include <boost/url/parse.hpp>
-#include <fstream>
 #include <iostream>
 #include <pqxx/pqxx>
 
 #include "hub/admin/admin.hpp"
+#include "hub/admin/pos_rules.hpp"
 #include "hub/forward/resend.hpp"
 #include "hub/forward/secrets.hpp"
 
@@ -26,85 +25,56 @@ std::optional<std::string> secret_value(const ParsedArgs& args, const std::strin
 }
 
 int pos_set(const ParsedArgs& args) {
-    const std::string brand = required(args, "brand");
-    const std::string env = args.get("environment").value_or("production");
-    const std::string base_url = required(args, "base-url");
-    auto url = boost::urls::parse_absolute_uri(base_url);
-    if (!url || (url->scheme() != "http" && url->scheme() != "https") || url->host().empty() || url->has_query() ||
-        url->has_fragment() || url->has_userinfo())
-        throw UsageError("--base-url must be an absolute http:// or https:// URL without user, query or fragment");
-    auto token = secret_value(args, "token");
-    auto email = args.get("email");
-    auto password = secret_value(args, "password");
-    if (email.has_value() != password.has_value()) throw UsageError("--email and --password go together");
-    if (!token && !email) throw UsageError("give --token, or --email and --password, or both");
-    const std::string ca_file = args.get("ca-file").value_or("");
-    if (!ca_file.empty() && !std::ifstream(ca_file).good())
-        throw UserError("cannot read the CA file '" + ca_file + "'");
+    PosConnectionInput in;
+    in.brand = required(args, "brand");
+    in.environment = args.get("environment").value_or("production");
+    in.base_url = required(args, "base-url");
+    in.token = secret_value(args, "token");
+    in.email = args.get("email");
+    in.password = secret_value(args, "password");
+    in.ca_file = args.get("ca-file").value_or("");
     auto box = forward::secret_box(args);
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    if (tx.exec_params("SELECT 1 FROM hub.brands WHERE id = $1", brand).empty())
-        throw UserError("no brand '" + brand + "' (brands come into being with `orderhub branch create`)");
-    const std::string token_sealed = token ? box.seal(*token, forward::token_aad(brand, env)) : "";
-    const std::string password_sealed = password ? box.seal(*password, forward::password_aad(brand, env)) : "";
-    tx.exec_params(
-        "INSERT INTO hub.pos_connections (brand_id, environment, base_url, token_sealed, email, password_sealed, "
-        "ca_file) VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, '')) "
-        "ON CONFLICT (brand_id, environment) DO UPDATE SET base_url = EXCLUDED.base_url, "
-        "token_sealed = EXCLUDED.token_sealed, email = EXCLUDED.email, password_sealed = EXCLUDED.password_sealed, "
-        "ca_file = EXCLUDED.ca_file, updated_at = now()",
-        brand, env, base_url, token_sealed, email.value_or(""), password_sealed, ca_file);
-    // New credentials give jobs that failed authentication another go.
-    auto requeued = tx.exec_params(
-        "UPDATE hub.forward_jobs j SET state = 'pending', due_at = now(), due_since = now(), attempts = 0, "
-        "updated_at = now() "
-        "FROM hub.orders o WHERE o.id = j.order_id AND o.brand_id = $1 AND j.state = 'auth_failed'",
-        brand);
+    const auto out = set_pos_connection(tx, box, in);
     tx.commit();
-    print_object(args, {{"brand", brand},
-                        {"environment", env},
-                        {"base_url", base_url},
-                        {"token", token.has_value()},
-                        {"credentials", email.has_value()},
-                        {"ca_file", ca_file.empty() ? boost::json::value(nullptr) : boost::json::value(ca_file)},
-                        {"requeued", requeued.affected_rows()}});
+    print_object(args, out);
     return 0;
 }
 
 int pos_list(const ParsedArgs& args) {
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
-    boost::json::array rows;
-    for (const auto& r : tx.exec("SELECT brand_id, environment, base_url, token_sealed IS NOT NULL, email IS NOT "
-                                 "NULL, coalesce(ca_file, '') FROM hub.pos_connections ORDER BY 1, 2"))
-        rows.push_back({{"brand", r[0].c_str()},
-                        {"environment", r[1].c_str()},
-                        {"base_url", r[2].c_str()},
-                        {"token", r[3].as<bool>()},
-                        {"credentials", r[4].as<bool>()},
-                        {"ca_file", r[5].c_str()}});
-    print_rows(args, rows, {"brand", "environment", "base_url", "token", "credentials", "ca_file"});
+    print_rows(args, list_pos_connections(tx), {"brand", "environment", "base_url", "token", "credentials", "ca_file"});
     return 0;
 }
 
 int map_set(const ParsedArgs& args) {
-    const std::string partner = required(args, "partner");
-    const std::string kind = required(args, "kind");
-    if (kind != "item" && kind != "option") throw UsageError("--kind must be item or option");
-    const std::string external = required(args, "external");
-    const std::string pos_id = required(args, "pos");
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    if (tx.exec_params("SELECT 1 FROM hub.partners WHERE id = $1", partner).empty())
-        throw UserError("no partner with id '" + partner + "'");
-    tx.exec_params(
-        "INSERT INTO hub.item_mappings (partner_id, kind, external_id, pos_id) VALUES ($1, $2, $3, $4) "
-        "ON CONFLICT (partner_id, kind, external_id) DO UPDATE SET pos_id = EXCLUDED.pos_id, "
-        "updated_at = now()",
-        partner, kind, external, pos_id);
+    const auto out = set_mapping(tx, required(args, "partner"), required(args, "kind"), required(args, "external"),
+                                 required(args, "pos"));
     tx.commit();
-    print_object(args, {{"partner", partner}, {"kind", kind}, {"external", external}, {"pos", pos_id}});
+    print_object(args, out);
+    return 0;
+}
+
+int map_list(const ParsedArgs& args) {
+    auto conn = connect(args);
+    pqxx::read_transaction tx(*conn);
+    print_rows(args, list_mappings(tx, args.get("partner").value_or(""), args.get("kind").value_or("")),
+               {"partner_label", "kind", "external", "pos", "updated_at", "partner"});
+    return 0;
+}
+
+int map_delete(const ParsedArgs& args) {
+    if (!args.positional.empty())
+        throw UsageError("a mapping is named by --partner ID --kind item|option --external EXT");
+    auto conn = connect(args);
+    pqxx::work tx(*conn);
+    const auto out = delete_mapping(tx, required(args, "partner"), required(args, "kind"), required(args, "external"));
+    tx.commit();
+    print_object(args, out);
     return 0;
 }
 
@@ -141,7 +111,7 @@ std::vector<common::cli::Command> pos_commands() {
                .help = "PEM CA bundle to verify the POS (default: system store)",
                .placeholder = "PEM"},
               forward::secret_key_option()}),
-         pos_set},
+         with_refusals(pos_set)},
         {{"pos", "list"}, "POS connections (never their secrets)", "", db_options(), pos_list},
         {{"map", "set"},
          "map a platform item or option id to a POS product or modifier id",
@@ -150,7 +120,20 @@ std::vector<common::cli::Command> pos_commands() {
                      {.name = "kind", .help = "item or option", .placeholder = "KIND"},
                      {.name = "external", .help = "the platform's id", .placeholder = "EXT"},
                      {.name = "pos", .help = "the POS's id", .placeholder = "POS_ID"}}),
-         map_set},
+         with_refusals(map_set)},
+        {{"map", "list"},
+         "item and option mappings, by partner, kind and platform id",
+         "[--partner ID] [--kind item|option]",
+         db_options({{.name = "partner", .help = "only this partner's", .placeholder = "ID"},
+                     {.name = "kind", .help = "only items or only options", .placeholder = "KIND"}}),
+         with_refusals(map_list)},
+        {{"map", "delete"},
+         "delete one mapping (the platform's id then passes through unchanged)",
+         "--partner ID --kind item|option --external EXT",
+         db_options({{.name = "partner", .help = "partner id", .placeholder = "ID"},
+                     {.name = "kind", .help = "item or option", .placeholder = "KIND"},
+                     {.name = "external", .help = "the platform's id", .placeholder = "EXT"}}),
+         with_refusals(map_delete)},
         {{"order", "resend"},
          "push an order to its POS again (rejected, dead, auth_failed or delivered)",
          "ID",

@@ -20,8 +20,8 @@ using ingest::Kind;
 constexpr std::string_view kTemplate = R"(
 WITH x AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
-        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, hd text, bo int, bl int, st int,
-             oc text, ec text, ro text)
+        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, br text, hd text, bo int, bl int,
+             st int, oc text, ec text, ro text)
 ),
 c AS MATERIALIZED (
     SELECT x.i, x.id, x.p, x.h, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
@@ -102,10 +102,10 @@ ids AS MATERIALIZED (
     WHERE o.kind <> 'pending'
 ),
 inbox AS (
-    INSERT INTO hub.inbox (id, partner_id, request_id, event, external_id, order_id, headers, body, http_status,
-                           outcome, error_code, replay_of)
+    INSERT INTO hub.inbox (id, partner_id, request_id, event, external_id, branch_id, order_id, headers, body,
+                           http_status, outcome, error_code, replay_of)
     OVERRIDING SYSTEM VALUE
-    SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), ids.order_id, x.hd::jsonb,
+    SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), NULLIF(x.br, ''), ids.order_id, x.hd::jsonb,
            substring($2::bytea FROM x.bo + 1 FOR x.bl),
            CASE WHEN ids.n IS NULL THEN x.st ELSE ids.st END, CASE WHEN ids.n IS NULL THEN x.oc ELSE ids.oc END,
            CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint

@@ -41,8 +41,8 @@ ORDER BY created_at DESC, id DESC)"};
 /// Group commit in one statement (so one round trip and, in autocommit, one transaction): stores the order_created
 /// requests of a batch with their inbox rows, and inbox rows of requests refused before storage. $1 a JSON array
 /// of entries {"i": position, "id": new hub order id, "p": partner id, "h": payload hash, "d": order document or
-/// absent for an inbox row alone, "rq" request id, "ev" event, "ex" external id, "hd" headers object, "bo" and
-/// "bl" the offset and length of its raw body in $2, "st" http status, "oc" outcome, "ec" error code, "ro"
+/// absent for an inbox row alone, "rq" request id, "ev" event, "ex" external id, "br" branch id, "hd" headers object,
+/// "bo" and "bl" the offset and length of its raw body in $2, "st" http status, "oc" outcome, "ec" error code, "ro"
 /// replay_of} (the last three for an inbox row alone); $2 (bytea) the raw bodies one after another. Within the batch
 /// the first entry of a (partner, payload.id) is the one stored; the others, and entries whose payload.id was stored
 /// before, are compared by payload hash. Returns one row per entry: i, pending, kind (the number of an
@@ -55,12 +55,12 @@ const char* insert_orders_sql();
 inline const Statement kInsertOrders{"insert_orders", insert_orders_sql()};
 
 /// $1 partner_id $2 request_id $3 event $4 external_id $5 order_id $6 headers json $7 body bytea $8 http_status
-/// $9 outcome $10 error_code $11 replay_of -> id
+/// $9 outcome $10 error_code $11 replay_of $12 branch_id -> id
 inline constexpr Statement kInsertInbox{"insert_inbox", R"(
 INSERT INTO hub.inbox (partner_id, request_id, event, external_id, order_id, headers, body, http_status, outcome,
-                       error_code, replay_of)
+                       error_code, replay_of, branch_id)
 VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), NULLIF($5, ''), $6::jsonb, $7, $8, $9, NULLIF($10, ''),
-        NULLIF($11, '')::bigint)
+        NULLIF($11, '')::bigint, NULLIF($12, ''))
 RETURNING id)"};
 
 /// The order an order_updated names, locked for the update: $1 partner id, $2 its platform order id or, when no

@@ -5,22 +5,13 @@
 #include "common/db/pool.hpp"
 #include "common/json/parse.hpp"
 #include "common/log/log.hpp"
+#include "hub/ingest/inbox_keys.hpp"
 #include "hub/ingest/signature.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
 
 namespace hub::ingest {
 namespace {
-
-/// The body's `event` when it is one of the two known events, else empty.
-std::string known_event(const boost::json::value& body) {
-    const auto* o = body.if_object();
-    if (o == nullptr) return {};
-    auto it = o->find("event");
-    if (it == o->end() || !it->value().is_string()) return {};
-    std::string_view e = it->value().get_string();
-    return e == kEventOrderCreated || e == kEventOrderUpdated ? std::string(e) : std::string();
-}
 
 /// The inbox error code of a signing partner's request, or empty when it may go on.
 std::string_view signature_problem(const Partner& partner, const WebhookRequest& req, std::int64_t now) {
@@ -55,7 +46,11 @@ std::optional<Validated> check(InboxRecord& inbox, IngestResult& result) {
         result.message = std::string(result.row().message) + ": " + parsed.error;
         return std::nullopt;
     }
-    inbox.event = known_event(*parsed.value);
+    // Kept whether or not it passes validation: a refused request is found by its order id too.
+    auto keys = inbox_keys(*parsed.value);
+    inbox.event = std::move(keys.event);
+    inbox.external_id = std::move(keys.external_id);
+    inbox.branch_id = std::move(keys.branch_id);
     result.event = inbox.event;
     auto checked = validate_webhook(*parsed.value);
     if (!checked.value) {

@@ -45,6 +45,7 @@ std::string make_entry(const std::string& partner_id, const std::optional<Valida
     e["rq"] = r.request_id;
     e["ev"] = r.event;
     e["ex"] = r.external_id;
+    e["br"] = r.branch_id;
     e["hd"] = r.headers_json;  // text: cast to jsonb by the statement, never spliced into the array
     // The raw body, whatever its bytes, travels in the statement's binary parameter (store_bulk adds its offset):
     // as base64 inside the array it was most of the text PostgreSQL's JSON parser reads character by character.
@@ -55,7 +56,7 @@ std::string make_entry(const std::string& partner_id, const std::optional<Valida
 std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
     auto row = tx.exec_prepared1(db::kInsertInbox, r.partner_id, r.request_id, r.event, r.external_id, r.order_id,
                                  r.headers_json, pqxx::binarystring(r.body.data(), r.body.size()),
-                                 static_cast<int>(r.http_status), r.outcome, r.error_code, r.replay_of);
+                                 static_cast<int>(r.http_status), r.outcome, r.error_code, r.replay_of, r.branch_id);
     return row[0].as<std::string>();
 }
 

@@ -21,6 +21,7 @@ struct InboxRecord {
     std::string event;         ///< empty when unknown
     std::string external_id;   ///< payload.id or payload.order_id, when known
     std::string order_id;      ///< the hub order, when known
+    std::string branch_id;     ///< the envelope's branch_id, when known
     std::string headers_json;  ///< selected headers as a JSON object
     std::string body;          ///< raw bytes as received
     unsigned http_status = 0;
