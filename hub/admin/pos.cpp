@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <pqxx/pqxx>
@@ -25,6 +27,28 @@ std::optional<std::string> secret_value(const ParsedArgs& args, const std::strin
     return line;
 }
 
+/// True when the host of `u` is this machine: 127.0.0.0/8, ::1 or localhost.
+bool loopback_host(const boost::urls::url_view& u) {
+    switch (u.host_type()) {
+        case boost::urls::host_type::ipv4: return u.host_ipv4_address().is_loopback();
+        case boost::urls::host_type::ipv6: return u.host_ipv6_address().is_loopback();
+        case boost::urls::host_type::name: {
+            std::string host(u.encoded_host());
+            std::transform(host.begin(), host.end(), host.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            return host == "localhost" || host == "localhost.";
+        }
+        default: return false;
+    }
+}
+
+/// True when the POS at `base_url` gets the bearer token and the password in clear over a network: http:// (not
+/// https://) to a host that is not loopback. An unreadable URL counts as insecure.
+bool insecure_base_url(std::string_view base_url) {
+    auto u = boost::urls::parse_absolute_uri(base_url);
+    return !u || (u->scheme_id() != boost::urls::scheme::https && !loopback_host(*u));
+}
+
 int pos_set(const ParsedArgs& args) {
     const std::string brand = required(args, "brand");
     const std::string env = args.get("environment").value_or("production");
@@ -33,6 +57,11 @@ int pos_set(const ParsedArgs& args) {
     if (!url || (url->scheme() != "http" && url->scheme() != "https") || url->host().empty() || url->has_query() ||
         url->has_fragment() || url->has_userinfo())
         throw UsageError("--base-url must be an absolute http:// or https:// URL without user, query or fragment");
+    const bool insecure = insecure_base_url(base_url);
+    if (insecure && !args.has("allow-insecure-http"))
+        throw UsageError(
+            "--base-url is http:// to a host that is not this machine: the POS token and password would "
+            "cross the network in clear; use https://, or give --allow-insecure-http to accept that");
     auto token = secret_value(args, "token");
     auto email = args.get("email");
     auto password = secret_value(args, "password");
@@ -68,6 +97,7 @@ int pos_set(const ParsedArgs& args) {
                         {"token", token.has_value()},
                         {"credentials", email.has_value()},
                         {"ca_file", ca_file.empty() ? boost::json::value(nullptr) : boost::json::value(ca_file)},
+                        {"insecure", insecure},
                         {"requeued", requeued.affected_rows()}});
     return 0;
 }
@@ -83,8 +113,9 @@ int pos_list(const ParsedArgs& args) {
                         {"base_url", r[2].c_str()},
                         {"token", r[3].as<bool>()},
                         {"credentials", r[4].as<bool>()},
-                        {"ca_file", r[5].c_str()}});
-    print_rows(args, rows, {"brand", "environment", "base_url", "token", "credentials", "ca_file"});
+                        {"ca_file", r[5].c_str()},
+                        {"insecure", insecure_base_url(r[2].c_str())}});
+    print_rows(args, rows, {"brand", "environment", "base_url", "insecure", "token", "credentials", "ca_file"});
     return 0;
 }
 
@@ -126,14 +157,19 @@ std::vector<common::cli::Command> pos_commands() {
     return {
         {{"pos", "set"},
          "the POS connection of a brand: a token, login credentials, or both (secrets sealed at rest)",
-         "--brand BRAND [--environment ENV] --base-url URL [--token TOKEN] [--email E --password P] [--ca-file PEM]",
+         "--brand BRAND [--environment ENV] --base-url URL [--token TOKEN] [--email E --password P] [--ca-file PEM] "
+         "[--allow-insecure-http]",
          db_options(
              {{.name = "brand", .help = "the brand", .placeholder = "BRAND"},
               {.name = "environment",
                .help = "the POS environment",
                .placeholder = "ENV",
                .default_value = "production"},
-              {.name = "base-url", .help = "the POS base URL (http:// or https://)", .placeholder = "URL"},
+              {.name = "base-url",
+               .help = "the POS base URL: https://, or http:// to this machine (127.0.0.0/8, ::1, localhost)",
+               .placeholder = "URL"},
+              {.name = "allow-insecure-http",
+               .help = "take http:// to another host: the token and password then cross the network in clear"},
               {.name = "token", .help = "bearer token; '-' reads it from standard input", .placeholder = "TOKEN"},
               {.name = "email", .help = "login e-mail, used after a 401", .placeholder = "E"},
               {.name = "password", .help = "login password; '-' reads it from standard input", .placeholder = "P"},
@@ -142,7 +178,11 @@ std::vector<common::cli::Command> pos_commands() {
                .placeholder = "PEM"},
               forward::secret_key_option()}),
          pos_set},
-        {{"pos", "list"}, "POS connections (never their secrets)", "", db_options(), pos_list},
+        {{"pos", "list"},
+         "POS connections (never their secrets); `insecure`: http:// to another host (secrets sent in clear)",
+         "",
+         db_options(),
+         pos_list},
         {{"map", "set"},
          "map a platform item or option id to a POS product or modifier id",
          "--partner ID --kind item|option --external EXT --pos POS_ID",
