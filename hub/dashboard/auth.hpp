@@ -107,7 +107,7 @@ private:
 class LoginGate {
 public:
     using Ticket = std::uint64_t;
-    explicit LoginGate(int slots = 2, std::size_t per_address = 2, std::size_t max_addresses = 1000)
+    explicit LoginGate(int slots = 2, std::size_t per_address = 2, std::size_t max_addresses = 256)
         : slots_(slots), per_address_(per_address), max_addresses_(max_addresses) {}
 
     enum class Admission { run, wait, busy };

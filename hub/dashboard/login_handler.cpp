@@ -22,7 +22,7 @@ namespace json = boost::json;
 
 // A login waits this long at most for its turn at a password check, looking every kLoginPoll whether it came.
 constexpr std::chrono::seconds kLoginWait{5};
-constexpr std::chrono::milliseconds kLoginPoll{20};
+constexpr std::chrono::milliseconds kLoginPoll{50};
 
 struct Credentials {
     std::string email;  ///< normalized
