@@ -23,7 +23,10 @@ if ! $hub branch list --json | python3 -c 'import json,sys; sys.exit(0 if any(b[
   $hub branch create --id DEMO-1 --brand DEMO --name "Demo Branch" >/dev/null
 fi
 
-$hub pos set --brand DEMO --base-url "http://$ORDERPOS_LISTEN" --email demo@orderhub.local --password - \
+# The demo POS runs on this machine: a wildcard listen address is reached over loopback (http:// is taken only to
+# this machine: `pos set` refuses plain HTTP to another host).
+pos_addr=${ORDERPOS_LISTEN/#0.0.0.0:/127.0.0.1:}
+$hub pos set --brand DEMO --base-url "http://$pos_addr" --email demo@orderhub.local --password - \
   <"$state/pos-password" >/dev/null
 
 partner_id=$($hub partner list --json | python3 -c 'import json,sys; print(next((p["id"] for p in json.load(sys.stdin) if p["label"]=="demo"), ""))')

@@ -33,6 +33,7 @@ int pos_set(const ParsedArgs& args) {
     in.email = args.get("email");
     in.password = secret_value(args, "password");
     in.ca_file = args.get("ca-file").value_or("");
+    in.allow_insecure_http = args.has("allow-insecure-http");
     auto box = forward::secret_box(args);
     auto conn = connect(args);
     pqxx::work tx(*conn);
@@ -45,7 +46,8 @@ int pos_set(const ParsedArgs& args) {
 int pos_list(const ParsedArgs& args) {
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
-    print_rows(args, list_pos_connections(tx), {"brand", "environment", "base_url", "token", "credentials", "ca_file"});
+    print_rows(args, list_pos_connections(tx),
+               {"brand", "environment", "base_url", "insecure", "token", "credentials", "ca_file"});
     return 0;
 }
 
@@ -96,14 +98,19 @@ std::vector<common::cli::Command> pos_commands() {
     return {
         {{"pos", "set"},
          "the POS connection of a brand: a token, login credentials, or both (secrets sealed at rest)",
-         "--brand BRAND [--environment ENV] --base-url URL [--token TOKEN] [--email E --password P] [--ca-file PEM]",
+         "--brand BRAND [--environment ENV] --base-url URL [--token TOKEN] [--email E --password P] [--ca-file PEM] "
+         "[--allow-insecure-http]",
          db_options(
              {{.name = "brand", .help = "the brand", .placeholder = "BRAND"},
               {.name = "environment",
                .help = "the POS environment",
                .placeholder = "ENV",
                .default_value = "production"},
-              {.name = "base-url", .help = "the POS base URL (http:// or https://)", .placeholder = "URL"},
+              {.name = "base-url",
+               .help = "the POS base URL: https://, or http:// to this machine (127.0.0.0/8, ::1, localhost)",
+               .placeholder = "URL"},
+              {.name = "allow-insecure-http",
+               .help = "take http:// to another host: the token and password then cross the network in clear"},
               {.name = "token", .help = "bearer token; '-' reads it from standard input", .placeholder = "TOKEN"},
               {.name = "email", .help = "login e-mail, used after a 401", .placeholder = "E"},
               {.name = "password", .help = "login password; '-' reads it from standard input", .placeholder = "P"},
@@ -112,7 +119,11 @@ std::vector<common::cli::Command> pos_commands() {
                .placeholder = "PEM"},
               forward::secret_key_option()}),
          with_refusals(pos_set)},
-        {{"pos", "list"}, "POS connections (never their secrets)", "", db_options(), pos_list},
+        {{"pos", "list"},
+         "POS connections (never their secrets); `insecure`: http:// to another host (secrets sent in clear)",
+         "",
+         db_options(),
+         pos_list},
         {{"map", "set"},
          "map a platform item or option id to a POS product or modifier id",
          "--partner ID --kind item|option --external EXT --pos POS_ID",

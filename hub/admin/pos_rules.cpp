@@ -1,6 +1,8 @@
 #include "hub/admin/pos_rules.hpp"
 
+#include <algorithm>
 #include <boost/url/parse.hpp>
+#include <cctype>
 #include <fstream>
 #include <pqxx/pqxx>
 
@@ -13,6 +15,21 @@ namespace {
 
 constexpr std::size_t kMaxIdBytes = 128;
 
+/// True when the host of `u` is this machine: 127.0.0.0/8, ::1 or localhost.
+bool loopback_host(const boost::urls::url_view& u) {
+    switch (u.host_type()) {
+        case boost::urls::host_type::ipv4: return u.host_ipv4_address().is_loopback();
+        case boost::urls::host_type::ipv6: return u.host_ipv6_address().is_loopback();
+        case boost::urls::host_type::name: {
+            std::string host(u.encoded_host());
+            std::transform(host.begin(), host.end(), host.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            return host == "localhost" || host == "localhost.";
+        }
+        default: return false;
+    }
+}
+
 void check_connection(const PosConnectionInput& in) {
     const bool environment_ok =
         !in.environment.empty() && in.environment.size() <= 32 &&
@@ -23,6 +40,11 @@ void check_connection(const PosConnectionInput& in) {
         url->has_fragment() || url->has_userinfo())
         throw Refusal(Refusal::Kind::invalid,
                       "base_url must be an absolute http:// or https:// URL without user, query or fragment");
+    if (!in.allow_insecure_http && insecure_base_url(in.base_url))
+        throw Refusal(Refusal::Kind::invalid,
+                      "base_url is http:// to a host that is not this machine: the POS token and password would "
+                      "cross the network in clear; use https://, or allow insecure http (--allow-insecure-http) "
+                      "to accept that");
     if (in.email.has_value() != in.password.has_value())
         throw Refusal(Refusal::Kind::invalid, "email and password go together");
     if (!in.token && !in.email)
@@ -46,6 +68,11 @@ constexpr std::string_view kMappingColumns =
     "to_char(m.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS updated_at";
 
 }  // namespace
+
+bool insecure_base_url(std::string_view base_url) {
+    auto u = boost::urls::parse_absolute_uri(base_url);
+    return !u || (u->scheme_id() != boost::urls::scheme::https && !loopback_host(*u));
+}
 
 boost::json::object set_pos_connection(pqxx::transaction_base& tx, const common::crypto::SecretBox& box,
                                        const PosConnectionInput& in) {
@@ -73,6 +100,7 @@ boost::json::object set_pos_connection(pqxx::transaction_base& tx, const common:
             {"token", in.token.has_value()},
             {"credentials", in.email.has_value()},
             {"ca_file", in.ca_file.empty() ? boost::json::value(nullptr) : boost::json::value(in.ca_file)},
+            {"insecure", insecure_base_url(in.base_url)},
             {"requeued", requeued.affected_rows()}};
 }
 
@@ -85,7 +113,8 @@ boost::json::array list_pos_connections(pqxx::transaction_base& tx) {
                         {"base_url", r[2].c_str()},
                         {"token", r[3].as<bool>()},
                         {"credentials", r[4].as<bool>()},
-                        {"ca_file", r[5].c_str()}});
+                        {"ca_file", r[5].c_str()},
+                        {"insecure", insecure_base_url(r[2].c_str())}});
     return rows;
 }
 

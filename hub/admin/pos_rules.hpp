@@ -8,6 +8,9 @@
 //     into being with whichever of `pos set` and `branch create` names it first) and replaces what was stored.
 //   - It has a token, login credentials (e-mail and password together), or both; secrets are sealed, bound to
 //     their brand and environment, and never shown again.
+//   - http:// is taken only to this machine (127.0.0.0/8, ::1, localhost): the token and the password travel with
+//     every delivery and login. Another host needs https://, or an explicit allowance to send them in clear; such
+//     connections are listed as insecure.
 //   - New credentials give the brand's jobs that failed authentication another go (due now, attempts reset).
 //   - A mapping is keyed by partner, kind (item or option) and the platform's id; setting one replaces its POS id.
 
@@ -15,6 +18,7 @@
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/crypto/secret_box.hpp"
 
@@ -32,16 +36,22 @@ struct PosConnectionInput {
     std::optional<std::string> token;
     std::optional<std::string> email;
     std::optional<std::string> password;
-    std::string ca_file;  ///< empty: the system store
+    std::string ca_file;               ///< empty: the system store
+    bool allow_insecure_http = false;  ///< accept http:// to a host that is not loopback
 };
 
+/// True when the POS at `base_url` would get the bearer token and the password in clear over a network: http:// (not
+/// https://) to a host that is not loopback. An unreadable URL counts as insecure.
+bool insecure_base_url(std::string_view base_url);
+
 /// Stores the connection (and the brand, when new) and re-queues the brand's auth_failed jobs. Refusals (invalid):
-/// a base URL that is not absolute http(s) without user, query or fragment; an e-mail without a password or the
-/// reverse; neither a token nor credentials; an unreadable CA file. Returns what `pos set` prints (no secret).
+/// a base URL that is not absolute http(s) without user, query or fragment, or insecure and not allowed; an e-mail
+/// without a password or the reverse; neither a token nor credentials; an unreadable CA file. Returns what `pos set`
+/// prints (no secret).
 boost::json::object set_pos_connection(pqxx::transaction_base& tx, const common::crypto::SecretBox& box,
                                        const PosConnectionInput& in);
 
-/// Every POS connection without its secrets: brand, environment, base_url, token, credentials, ca_file.
+/// Every POS connection without its secrets: brand, environment, base_url, token, credentials, ca_file, insecure.
 boost::json::array list_pos_connections(pqxx::transaction_base& tx);
 
 /// Maps a platform item or option id to a POS id. Refusals: invalid kind or ids; not_found partner.

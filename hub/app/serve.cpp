@@ -14,6 +14,7 @@
 #include "hub/forward/secrets.hpp"
 #include "hub/http/metrics_endpoint.hpp"
 #include "hub/http/routes.hpp"
+#include "hub/http/transport_security.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/webhook.hpp"
@@ -21,6 +22,18 @@
 
 namespace hub::app {
 namespace {
+
+/// The dashboard's options from the command line; `https`: the hub is reached over HTTPS.
+dashboard::DashboardOptions dashboard_options(const common::config::ParsedArgs& args, bool https) {
+    std::string error;
+    auto session_check =
+        common::config::parse_duration(args.get("dashboard-session-check").value_or(""), std::chrono::seconds(1),
+                                       std::chrono::seconds(15), "--dashboard-session-check", error);
+    if (!session_check) throw common::cli::UserError(error);
+    return {.secure_cookies = https,
+            .pos_environment = args.get("pos-environment").value_or("production"),
+            .session_check = *session_check};
+}
 
 int serve(const common::config::ParsedArgs& args) {
     auto cfg = common::app::service_config(args, "ORDERHUB");
@@ -86,12 +99,20 @@ int serve(const common::config::ParsedArgs& args) {
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
     dashboard::EventFeed feed(ioc, pool);
-    dashboard::Dashboard board(pool, feed, cfg.tls.has_value(), args.get("pos-environment").value_or("production"));
+    // Reached over HTTPS (own TLS, or a proxy's: an https:// public URL): Secure cookies and HSTS.
+    const bool https = cfg.tls.has_value() || hub::http::https_url(args.get("public-url").value_or(""));
+    dashboard::Dashboard board(pool, feed, dashboard_options(args, https));
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
     routes.serve_metrics(&metrics_endpoint);
     metrics_endpoint.watch(webhooks.limiter());
-    common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
+    common::http::Handler handler = routes.handler();
+    common::http::ErrorRenderer errors = hub::http::render_error;
+    if (https) {
+        handler = hub::http::with_hsts(std::move(handler));
+        errors = hub::http::with_hsts(std::move(errors));
+    }
+    common::http::Server server(ioc, cfg.listen, cfg.limits, std::move(handler), std::move(errors),
                                 hub::http::observed_access_log(hub_metrics), cfg.tls);
     metrics_endpoint.watch(server);
     server.start();
@@ -125,8 +146,15 @@ common::cli::Command serve_command() {
                        .default_value = "all"});
     options.push_back({.name = "public-url",
                        .env = "ORDERHUB_PUBLIC_URL",
-                       .help = "base of the webhook URLs (default http:// + listen address)",
+                       .help = "base of the webhook URLs (default http:// + listen address); https:// makes the "
+                               "dashboard's cookie Secure and adds HSTS (TLS ended by a proxy)",
                        .placeholder = "URL"});
+    options.push_back({.name = "dashboard-session-check",
+                       .env = "ORDERHUB_DASHBOARD_SESSION_CHECK",
+                       .help = "how often an open dashboard event stream checks its session and scope again, "
+                               "however busy (1s to 15s)",
+                       .placeholder = "DURATION",
+                       .default_value = "15s"});
     options.push_back({.name = "pos-environment",
                        .env = "ORDERHUB_POS_ENVIRONMENT",
                        .help = "which POS connections (`pos set --environment`) this hub delivers to",

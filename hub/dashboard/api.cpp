@@ -1,6 +1,9 @@
 #include "hub/dashboard/api.hpp"
 
+#include <boost/url/parse_query.hpp>
+
 #include "common/db/pool.hpp"
+#include "hub/dashboard/auth.hpp"
 #include "hub/dashboard/responses.hpp"
 #include "hub/dashboard/routes.hpp"
 #include "hub/dashboard/session.hpp"
@@ -24,10 +27,36 @@ Response redirect_to_page() {
     return r;
 }
 
+/// 400 when a query parameter (decoded) or the path is text that must not reach a query or a log (text_problem);
+/// nullopt when every one is fine.
+std::optional<Response> refuse_bad_text(const Request& req) {
+    boost::json::array details;
+    if (auto problem = text_problem(req.path))
+        details.push_back({{"path", "path"}, {"message", "the path " + *problem}});
+    const auto q = req.target.find('?');
+    if (q != std::string::npos) {
+        auto params = boost::urls::parse_query(std::string_view(req.target).substr(q + 1));
+        if (!params) {
+            details.push_back({{"path", "query"}, {"message", "not a query string"}});
+        } else {
+            boost::urls::encoding_opts opts;
+            opts.space_as_plus = true;
+            for (const auto& p : *params) {
+                const std::string key = p.key.decode(opts);
+                auto problem = text_problem(key);
+                if (!problem && p.has_value) problem = text_problem(p.value.decode(opts));
+                if (problem) details.push_back({{"path", text_problem(key) ? "query" : key}, {"message", *problem}});
+            }
+        }
+    }
+    if (details.empty()) return std::nullopt;
+    return invalid_request("a query parameter or the path is not valid text", std::move(details));
+}
+
 }  // namespace
 
-Dashboard::Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls, std::string pos_environment)
-    : context_(pool, feed, tls, std::move(pos_environment)) {}
+Dashboard::Dashboard(common::db::Pool& pool, EventFeed& feed, DashboardOptions options)
+    : context_(pool, feed, std::move(options)) {}
 
 boost::asio::awaitable<std::optional<Response>> Dashboard::handle(const Request& req) {
     if (req.path.starts_with(kApi)) {
@@ -51,6 +80,8 @@ boost::asio::awaitable<std::optional<Response>> Dashboard::handle(const Request&
 
 // The refusals come in the order that hub/dashboard/routes.hpp describes.
 boost::asio::awaitable<Response> Dashboard::api(const Request& req, std::string_view path) {
+    // Before any other step: nothing with a NUL (which libpq would cut), a line break or an escape goes further.
+    if (auto refused = refuse_bad_text(req)) co_return std::move(*refused);
     if (req.method != "GET" && req.method != "POST") co_return method_not_allowed("GET or POST", "GET, POST");
     const Target target = target_of(path);
     const Route* route = find_route(target.pattern);

@@ -21,9 +21,7 @@ class EventFeed;
 /// pool and the feed.
 class Dashboard {
 public:
-    /// `tls`: the listener speaks HTTPS (session cookies get `Secure`). `pos_environment`: the POS connections
-    /// this hub delivers to (`orderhub serve --pos-environment`), whose health the board shows.
-    Dashboard(common::db::Pool& pool, EventFeed& feed, bool tls, std::string pos_environment);
+    Dashboard(common::db::Pool& pool, EventFeed& feed, DashboardOptions options);
 
     /// The answer when `req` is for the dashboard, else nullopt.
     boost::asio::awaitable<std::optional<common::http::Response>> handle(const common::http::Request& req);

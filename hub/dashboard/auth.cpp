@@ -1,6 +1,7 @@
 #include "hub/dashboard/auth.hpp"
 
 #include <algorithm>
+#include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/parse_query.hpp>
 #include <cctype>
@@ -24,6 +25,39 @@ bool plausible_email(std::string_view email) {
     if (at == std::string_view::npos || at == 0 || at + 1 == email.size()) return false;
     if (email.find('@', at + 1) != std::string_view::npos) return false;
     return std::none_of(email.begin(), email.end(), [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); });
+}
+
+std::optional<std::string> text_problem(std::string_view text) {
+    const std::string not_utf8 = "must be UTF-8";
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto lead = static_cast<unsigned char>(text[i]);
+        std::uint32_t cp = lead;
+        std::size_t len = 1;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            cp = lead & 0x1Fu;
+            len = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            cp = lead & 0x0Fu;
+            len = 3;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            cp = lead & 0x07u;
+            len = 4;
+        } else if (lead >= 0x80) {
+            return not_utf8;
+        }
+        if (len > text.size() - i) return not_utf8;
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            if ((next & 0xC0u) != 0x80u) return not_utf8;
+            cp = (cp << 6u) | (next & 0x3Fu);
+        }
+        const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+        if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return not_utf8;
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return "must not contain control characters";
+        i += len;
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> password_problem(std::string_view password) {
@@ -155,6 +189,69 @@ void LoginThrottle::failed(const std::string& email, Clock::time_point now) {
 void LoginThrottle::succeeded(const std::string& email) {
     std::lock_guard lock(mutex_);
     entries_.erase(email);
+}
+
+LoginGate::Entry LoginGate::arrive(const std::string& address) {
+    const std::string key = client_key(address);
+    std::lock_guard lock(mutex_);
+    if (running_ < slots_ && lines_.empty()) {
+        ++running_;
+        return {Admission::run};
+    }
+    auto line = std::find_if(lines_.begin(), lines_.end(), [&](const Line& l) { return l.key == key; });
+    if (line == lines_.end()) {
+        if (lines_.size() >= max_addresses_) return {Admission::busy};
+        line = lines_.insert(lines_.end(), Line{key, {}});
+    }
+    if (line->tickets.size() >= per_address_) return {Admission::busy};
+    const Ticket t = next_ticket_++;
+    line->tickets.push_back(t);
+    grant_next();  // a slot may be free while others wait for their poll
+    return {Admission::wait, t};
+}
+
+bool LoginGate::granted(Ticket ticket) {
+    std::lock_guard lock(mutex_);
+    return granted_.erase(ticket) > 0;
+}
+
+bool LoginGate::abandon(Ticket ticket) {
+    std::lock_guard lock(mutex_);
+    if (granted_.erase(ticket) > 0) return true;
+    for (auto line = lines_.begin(); line != lines_.end(); ++line) {
+        if (std::erase(line->tickets, ticket) == 0) continue;
+        if (line->tickets.empty()) lines_.erase(line);
+        break;
+    }
+    return false;
+}
+
+void LoginGate::release() {
+    std::lock_guard lock(mutex_);
+    --running_;
+    grant_next();
+}
+
+void LoginGate::grant_next() {
+    while (running_ < slots_ && !lines_.empty()) {
+        Line line = std::move(lines_.front());
+        lines_.pop_front();
+        granted_.insert(line.tickets.front());
+        line.tickets.pop_front();
+        ++running_;
+        if (!line.tickets.empty()) lines_.push_back(std::move(line));  // its next login waits for its next turn
+    }
+}
+
+std::string LoginGate::client_key(const std::string& address) {
+    boost::system::error_code ec;
+    const auto a = boost::asio::ip::make_address(address, ec);
+    if (ec || !a.is_v6()) return address;
+    const auto v6 = a.to_v6();
+    if (v6.is_v4_mapped()) return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6).to_string();
+    auto bytes = v6.to_bytes();
+    std::fill(bytes.begin() + 8, bytes.end(), 0);
+    return boost::asio::ip::address_v6(bytes).to_string() + "/64";
 }
 
 }  // namespace hub::dashboard

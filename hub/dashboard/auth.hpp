@@ -4,9 +4,13 @@
 // No I/O; unit-tested in tests/unit/dashboard_test.cpp.
 
 #include <chrono>
+#include <cstdint>
+#include <deque>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -28,6 +32,12 @@ std::string normalize_email(std::string_view email);
 
 /// One `@` with text on both sides, no spaces, at most 254 bytes.
 bool plausible_email(std::string_view email);
+
+/// Why a text field cannot reach a query or a log, or nullopt: it is not UTF-8, or it holds a control character
+/// (U+0000 to U+001F, U+007F to U+009F). libpq ends a text parameter at its first NUL, so `a@b.c\0x` would be looked
+/// up as `a@b.c` while everything else (the login throttle) saw another string; a line feed or an escape would
+/// forge or garble a log line or a terminal.
+std::optional<std::string> text_problem(std::string_view text);
 
 /// Why a new password is refused (fewer than 10 or more than 1024 bytes), or nullopt.
 std::optional<std::string> password_problem(std::string_view password);
@@ -86,6 +96,52 @@ private:
     const std::size_t max_entries_;
     std::mutex mutex_;
     std::map<std::string, Entry> entries_;
+};
+
+/// The password checks of logins, shared fairly between client addresses. At most `slots` checks run at once (each
+/// holds a database worker about 0.3 s). A login that finds them taken waits in its address's line, and a freed slot
+/// goes to the next address in turn: a client that sends many logins waits behind its own, not in front of other
+/// clients'. At most `per_address` logins of one address and `max_addresses` addresses wait (beyond: busy at once);
+/// the caller gives up on a wait after its deadline. IPv6 clients count by their /64 (one host holds a whole one).
+/// Pure (the caller polls), thread-safe.
+class LoginGate {
+public:
+    using Ticket = std::uint64_t;
+    explicit LoginGate(int slots = 2, std::size_t per_address = 2, std::size_t max_addresses = 256)
+        : slots_(slots), per_address_(per_address), max_addresses_(max_addresses) {}
+
+    enum class Admission { run, wait, busy };
+    struct Entry {
+        Admission admission;
+        Ticket ticket = 0;  ///< for `wait`: what to poll
+    };
+    /// A login from `address` arrives: it may run now, must wait (poll its ticket), or is refused (busy).
+    Entry arrive(const std::string& address);
+    /// True when the waiting `ticket` got a slot (it then runs, and must call release() when done).
+    bool granted(Ticket ticket);
+    /// The waiting `ticket` gives up (its deadline passed). Returns true when it got a slot after all (it runs).
+    bool abandon(Ticket ticket);
+    /// A running check ends: its slot goes to the next address in line.
+    void release();
+
+    /// The key of a client address: itself, or its /64 for IPv6.
+    static std::string client_key(const std::string& address);
+
+private:
+    struct Line {
+        std::string key;
+        std::deque<Ticket> tickets;
+    };
+    void grant_next();  // with mutex_ held
+
+    const int slots_;
+    const std::size_t per_address_;
+    const std::size_t max_addresses_;
+    std::mutex mutex_;
+    int running_ = 0;
+    Ticket next_ticket_ = 1;
+    std::list<Line> lines_;     ///< addresses with logins waiting, in turn order
+    std::set<Ticket> granted_;  ///< waited and got a slot, not yet polled
 };
 
 }  // namespace hub::dashboard

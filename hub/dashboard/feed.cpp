@@ -23,15 +23,19 @@ namespace asio = boost::asio;
 // to commit would be missed by open boards (they still see it on their next reload or resume).
 constexpr std::chrono::milliseconds kGapGrace{10'000};
 constexpr std::size_t kBatch = 500;
-// Events are kept this long (a board away for longer reloads its list), and cleaned up this often.
-constexpr std::chrono::minutes kCleanupEvery{10};
+// Events are kept two days (a board away for longer reloads its list), and cleaned up this often, in batches of
+// kCleanupBatch (each one short transaction) until a batch comes back short.
+constexpr std::chrono::minutes kCleanupEvery{1};
+constexpr long long kCleanupBatch = 10'000;
 
-/// Deletes events older than two days and expired sessions, a bounded number per call.
-void clean_up(pqxx::connection& c) {
+/// One batch of the cleanup: deletes up to kCleanupBatch events older than two days and as many expired sessions;
+/// true when either batch was full (more is waiting).
+bool clean_up_batch(pqxx::connection& c) {
     pqxx::work tx(c);
-    exec(tx, sql::kDeleteOldEvents);
-    exec(tx, sql::kDeleteExpiredSessions);
+    const auto events = exec(tx, sql::kDeleteOldEvents, kCleanupBatch).affected_rows();
+    const auto sessions = exec(tx, sql::kDeleteExpiredSessions, kCleanupBatch).affected_rows();
     tx.commit();
+    return events >= kCleanupBatch || sessions >= kCleanupBatch;
 }
 
 std::vector<Event> ids_of(const pqxx::result& rows) {
@@ -88,10 +92,9 @@ void Cursor::advance(std::chrono::steady_clock::time_point now, std::chrono::mil
 }
 
 void Subscription::offer(const Event& e) {
-    if (!branches_.contains(e.branch_id)) return;
     {
         std::lock_guard lock(mutex_);
-        if (overflowed_) return;
+        if (overflowed_ || !branches_.contains(e.branch_id)) return;
         if (queue_.size() >= kMaxQueued) {
             overflowed_ = true;
             queue_.clear();
@@ -100,6 +103,12 @@ void Subscription::offer(const Event& e) {
         }
     }
     if (auto w = writer_.lock()) w->wake();
+}
+
+void Subscription::set_branches(std::set<std::string> branches) {
+    std::lock_guard lock(mutex_);
+    branches_ = std::move(branches);
+    std::erase_if(queue_, [&](const Event& e) { return !branches_.contains(e.branch_id); });
 }
 
 std::vector<Event> Subscription::take(bool& overflowed) {
@@ -111,15 +120,23 @@ std::vector<Event> Subscription::take(bool& overflowed) {
 }
 
 EventFeed::EventFeed(asio::io_context& ioc, common::db::Pool& pool, std::chrono::milliseconds interval)
-    : ioc_(ioc), pool_(pool), interval_(interval), timer_(asio::make_strand(ioc)) {}  // loop and wake-ups serialized
+    : ioc_(ioc),
+      pool_(pool),
+      interval_(interval),
+      timer_(asio::make_strand(ioc)),  // loops and wake-ups serialized
+      cleanup_timer_(timer_.get_executor()) {}
 
 void EventFeed::start() {
     asio::co_spawn(timer_.get_executor(), loop(), common::log::on_failure("dashboard feed stopped"));
+    asio::co_spawn(timer_.get_executor(), clean_up_loop(), common::log::on_failure("dashboard cleanup stopped"));
 }
 
 void EventFeed::stop() {
     stopped_.store(true);
-    asio::post(timer_.get_executor(), [this] { timer_.cancel(); });
+    asio::post(timer_.get_executor(), [this] {
+        timer_.cancel();
+        cleanup_timer_.cancel();
+    });
 }
 
 std::shared_ptr<Subscription> EventFeed::subscribe(std::set<std::string> branches,
@@ -141,16 +158,28 @@ std::vector<Event> EventFeed::replay(pqxx::connection& conn, std::int64_t after,
     return events_of(exec(tx, sql::kReplayEvents, after, static_cast<long long>(limit), user_id));
 }
 
+asio::awaitable<void> EventFeed::clean_up_loop() {
+    bool failing = false;
+    while (!stopped_.load()) {
+        try {
+            // Batch after batch until caught up: each is short, and the polling goes on between them.
+            while (!stopped_.load() && co_await pool_.run(&clean_up_batch)) {
+            }
+            failing = false;
+        } catch (const std::exception& e) {
+            if (!failing) common::log::warn("dashboard cleanup failed", {{"error", e.what()}});
+            failing = true;
+        }
+        cleanup_timer_.expires_after(kCleanupEvery);
+        co_await cleanup_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+}
+
 asio::awaitable<void> EventFeed::loop() {
     std::optional<Cursor> cursor;
     bool failing = false;
-    auto next_cleanup = std::chrono::steady_clock::now();
     while (!stopped_.load()) {
         try {
-            if (std::chrono::steady_clock::now() >= next_cleanup) {
-                next_cleanup = std::chrono::steady_clock::now() + kCleanupEvery;
-                co_await pool_.run(&clean_up);
-            }
             if (!cursor) {
                 // Start at the newest event: boards that were open before catch up through Last-Event-ID.
                 auto newest = [](pqxx::connection& c) {

@@ -57,13 +57,15 @@ public:
         : branches_(std::move(branches)), writer_(writer) {}
     /// Queues `e` when its branch is one of the subscription's, and wakes the stream.
     void offer(const Event& e);
+    /// The branches from now on (the user's scope changed); queued events of other branches are dropped.
+    void set_branches(std::set<std::string> branches);
     /// The queued events, oldest first; `overflowed` when too many piled up (the stream should end, and the
     /// client resume with Last-Event-ID).
     std::vector<Event> take(bool& overflowed);
 
 private:
     static constexpr std::size_t kMaxQueued = 10'000;
-    const std::set<std::string> branches_;
+    std::set<std::string> branches_;  // guarded by mutex_
     const std::weak_ptr<common::http::StreamWriter> writer_;
     std::mutex mutex_;
     std::deque<Event> queue_;
@@ -71,8 +73,9 @@ private:
 };
 
 /// One per process: polls hub.dashboard_events on the database pool every `interval` and hands new events to
-/// the subscriptions whose branches they concern. Every 10 minutes it also deletes events older than two days and
-/// expired sessions. Several hub processes each run their own; the table is the
+/// the subscriptions whose branches they concern. Every minute (and at start) it also deletes events older than two
+/// days and expired sessions, in batches of 10,000 one after the other until none is left, beside the polling: the
+/// cleanup keeps up with any rate the hub can store at. Several hub processes each run their own; the table is the
 /// shared source. start() once; stop() before the io_context stops.
 class EventFeed {
 public:
@@ -92,11 +95,13 @@ public:
 
 private:
     boost::asio::awaitable<void> loop();
+    boost::asio::awaitable<void> clean_up_loop();
 
     boost::asio::io_context& ioc_;
     common::db::Pool& pool_;
     std::chrono::milliseconds interval_;
     boost::asio::steady_timer timer_;
+    boost::asio::steady_timer cleanup_timer_;  // on timer_'s strand
     std::mutex mutex_;
     std::vector<std::shared_ptr<Subscription>> subs_;
     std::atomic<bool> stopped_{false};

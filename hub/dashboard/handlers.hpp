@@ -3,8 +3,8 @@
 // The handlers of the dashboard's JSON API, one per route of hub/dashboard/routes.hpp. Each parses its request,
 // calls the database through one pool job (in_session: the user and their scope first) and renders.
 
-#include <atomic>
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <string>
 #include <utility>
 
@@ -20,16 +20,26 @@ namespace hub::dashboard {
 
 class EventFeed;
 
+/// How a Dashboard is set up.
+struct DashboardOptions {
+    /// Session cookies get `Secure`: the listener speaks TLS, or the public URL is https:// (a proxy ends TLS).
+    bool secure_cookies = false;
+    /// The POS connections this hub delivers to (`orderhub serve --pos-environment`), whose health the board shows.
+    std::string pos_environment = "production";
+    /// How often an open event stream checks its session (logout, disable, expiry) and its user's scope again,
+    /// however busy it is (`orderhub serve --dashboard-session-check`).
+    std::chrono::milliseconds session_check{15'000};
+};
+
 /// What the handlers share; owned by the Dashboard, which outlives every call.
 struct Context {
-    Context(common::db::Pool& pool, EventFeed& feed, bool tls, std::string pos_environment)
-        : pool(pool), feed(feed), tls(tls), pos_environment(std::move(pos_environment)) {}
+    Context(common::db::Pool& pool, EventFeed& feed, DashboardOptions options)
+        : pool(pool), feed(feed), options(std::move(options)) {}
 
     common::db::Pool& pool;
     EventFeed& feed;
-    const bool tls;                     ///< session cookies get `Secure`
-    const std::string pos_environment;  ///< the POS connections whose health the board shows
-    std::atomic<int> logins{0};         ///< password checks in progress (each holds a database worker ~0.3 s)
+    const DashboardOptions options;
+    LoginGate gate;  ///< password checks at once (each holds a database worker ~0.3 s), shared fairly
     LoginThrottle throttle;
 };
 

@@ -1,4 +1,8 @@
 // POST login, POST logout, GET session.
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
 
@@ -16,14 +20,17 @@ namespace {
 using common::http::Response;
 namespace json = boost::json;
 
-constexpr int kMaxLoginsAtOnce = 2;
+// A login waits this long at most for its turn at a password check, looking every kLoginPoll whether it came.
+constexpr std::chrono::seconds kLoginWait{5};
+constexpr std::chrono::milliseconds kLoginPoll{50};
 
 struct Credentials {
     std::string email;  ///< normalized
     std::string password;
 };
 
-/// The e-mail and password of a login body; sets `refusal` to a 400 and returns nullopt when either is missing.
+/// The e-mail and password of a login body; sets `refusal` to a 400 and returns nullopt when either is missing, or
+/// when the e-mail is not text that may reach a query or a log (text_problem).
 std::optional<Credentials> parse_credentials(std::string_view body, Response& refusal) {
     auto parsed = common::json::parse_strict(body);
     const json::object* o = parsed.value && parsed.value->is_object() ? &parsed.value->as_object() : nullptr;
@@ -38,7 +45,13 @@ std::optional<Credentials> parse_credentials(std::string_view body, Response& re
                                   std::move(details));
         return std::nullopt;
     }
-    return Credentials{normalize_email(o->at("email").as_string()), std::string(o->at("password").as_string())};
+    const std::string_view email = o->at("email").as_string();
+    if (auto problem = text_problem(email)) {
+        refusal = invalid_request("the e-mail is not valid text",
+                                  json::array{json::object{{"path", "/email"}, {"message", "the e-mail " + *problem}}});
+        return std::nullopt;
+    }
+    return Credentials{normalize_email(email), std::string(o->at("password").as_string())};
 }
 
 /// On a database worker: checks the password and opens a session (200 with its cookie), or 401.
@@ -61,14 +74,30 @@ Response open_session(pqxx::connection& c, const Credentials& credentials, bool 
     return res;
 }
 
+/// Waits for the turn of a login from `remote` at a password check (LoginGate); false when it is not coming (busy).
+boost::asio::awaitable<bool> take_turn(LoginGate& gate, const std::string& remote) {
+    const auto entry = gate.arrive(remote);
+    if (entry.admission != LoginGate::Admission::wait) co_return entry.admission == LoginGate::Admission::run;
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+    const auto deadline = std::chrono::steady_clock::now() + kLoginWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+        timer.expires_after(kLoginPoll);
+        auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        if (gate.granted(entry.ticket)) co_return true;
+        if (ec) break;  // the server stops
+    }
+    co_return gate.abandon(entry.ticket);
+}
+
 }  // namespace
 
 boost::asio::awaitable<Response> login(Context& ctx, const Call& call) {
     const auto& req = call.req;
-    if (!same_origin(req)) co_return cross_origin();
+    // The body first: a control character in the e-mail is refused before anything looks at it.
     Response refusal;
     auto credentials = parse_credentials(req.body, refusal);
     if (!credentials) co_return refusal;
+    if (!same_origin(req)) co_return cross_origin();
     const std::string email = credentials->email;
     if (auto wait = ctx.throttle.blocked(email, LoginThrottle::Clock::now())) {
         co_return failed({429,
@@ -77,14 +106,15 @@ boost::asio::awaitable<Response> login(Context& ctx, const Call& call) {
                           {},
                           std::chrono::duration_cast<std::chrono::seconds>(*wait)});
     }
-    // A password check costs a database worker about 0.3 s: a burst of logins must not starve the webhooks.
-    struct Slot {
-        std::atomic<int>& n;
-        ~Slot() { n.fetch_sub(1); }
-    } slot{ctx.logins};
-    if (ctx.logins.fetch_add(1) >= kMaxLoginsAtOnce)
+    // A password check costs a database worker about 0.3 s: a burst of logins must not starve the webhooks, and one
+    // client's burst must not keep the others out (each address gets its turn).
+    if (!co_await take_turn(ctx.gate, req.remote))
         co_return failed({503, "busy", "too many logins at once; try again in a second", {}, std::chrono::seconds(1)});
-    auto job = [credentials = std::move(*credentials), tls = ctx.tls](pqxx::connection& c) {
+    struct Slot {
+        LoginGate& gate;
+        ~Slot() { gate.release(); }
+    } slot{ctx.gate};
+    auto job = [credentials = std::move(*credentials), tls = ctx.options.secure_cookies](pqxx::connection& c) {
         return open_session(c, credentials, tls);
     };
     auto res = co_await ctx.pool.run(std::move(job));
@@ -106,7 +136,7 @@ boost::asio::awaitable<Response> logout(Context& ctx, const Call& call) {
     };
     co_await ctx.pool.run(std::move(job));
     auto res = ok({});
-    res.headers.emplace_back("Set-Cookie", cleared_cookie(ctx.tls));
+    res.headers.emplace_back("Set-Cookie", cleared_cookie(ctx.options.secure_cookies));
     co_return res;
 }
 

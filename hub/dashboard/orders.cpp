@@ -1,7 +1,10 @@
 #include "hub/dashboard/orders.hpp"
 
 #include <boost/json.hpp>
+#include <charconv>
+#include <chrono>
 #include <pqxx/pqxx>
+#include <regex>
 
 #include "hub/dashboard/auth.hpp"
 #include "hub/dashboard/queries.hpp"
@@ -12,6 +15,13 @@ namespace {
 
 boost::json::value nullable(const pqxx::field& f) {
     return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
+}
+
+/// The number in submatch `m` (digits only, by the pattern), or 0 when it did not take part.
+int number(const std::csub_match& m) {
+    int v = 0;
+    if (m.matched) std::from_chars(m.first, m.second, v);
+    return v;
 }
 
 /// The status log of an order, oldest first.
@@ -119,6 +129,18 @@ std::optional<boost::json::object> order_detail(pqxx::transaction_base& tx, cons
     out["timeline"] = timeline_json(tx, order_id);
     out["attempts"] = attempts_json(tx, order_id);
     return out;
+}
+
+bool valid_since(std::string_view text) {
+    static const std::regex kSince(
+        R"((\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.\d{1,6})?)?(?:Z|[+-](\d\d):(\d\d)))");
+    std::cmatch m;
+    if (text.size() > 40 || !std::regex_match(text.begin(), text.end(), m, kSince)) return false;
+    const std::chrono::year_month_day date{std::chrono::year(number(m[1])),
+                                           std::chrono::month(static_cast<unsigned>(number(m[2]))),
+                                           std::chrono::day(static_cast<unsigned>(number(m[3])))};
+    return number(m[1]) >= 1 && date.ok() && number(m[4]) <= 23 && number(m[5]) <= 59 && number(m[6]) <= 59 &&
+           number(m[7]) <= 15 && number(m[8]) <= 59;
 }
 
 }  // namespace hub::dashboard

@@ -1,7 +1,6 @@
 // GET orders, GET orders/{id}, POST orders/{id}/phone, POST orders/{id}/resend, GET branches.
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
-#include <regex>
 
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
@@ -19,11 +18,6 @@ namespace json = boost::json;
 
 constexpr std::size_t kListLimit = 200;
 
-bool valid_since(const std::string& s) {
-    static const std::regex kSince(R"(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d))");
-    return s.size() <= 40 && std::regex_match(s, kSince);
-}
-
 /// The query of GET orders.
 struct ListQuery {
     std::string branch;
@@ -39,7 +33,7 @@ std::optional<ListQuery> parse_list_query(std::string_view target, Response& ref
     if (q.branch.empty()) details.push_back({{"path", "branch"}, {"message", "required"}});
     if (!parse_filter(q.filter)) details.push_back({{"path", "filter"}, {"message", "all, today, active or problems"}});
     if (!q.since.empty() && !valid_since(q.since))
-        details.push_back({{"path", "since"}, {"message", "an ISO 8601 time with an offset"}});
+        details.push_back({{"path", "since"}, {"message", "a real time in ISO 8601 with an offset"}});
     if (!details.empty()) {
         refusal = invalid_request("bad query parameters", std::move(details));
         return std::nullopt;
@@ -111,8 +105,8 @@ boost::asio::awaitable<Response> resend(Context& ctx, const Call& call) {
 }
 
 boost::asio::awaitable<Response> branches(Context& ctx, const Call& call) {
-    auto body = [branch = query_param(call.req.target, "branch").value_or(""), environment = ctx.pos_environment](
-                    pqxx::transaction_base& tx, const User& user) {
+    auto body = [branch = query_param(call.req.target, "branch").value_or(""),
+                 environment = ctx.options.pos_environment](pqxx::transaction_base& tx, const User& user) {
         if (auto refused = refuse_branch(user, branch)) return std::move(*refused);
         return ok({{"branches", branch_states(tx, user.id, environment, branch)}});
     };

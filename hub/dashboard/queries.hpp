@@ -196,15 +196,17 @@ inline constexpr Statement kEventIdsAfter{"dashboard_event_ids_after",
 inline constexpr Statement kNewestEventId{"dashboard_newest_event_id",
                                           "SELECT coalesce(max(id), 0) FROM hub.dashboard_events"};
 
-/// Events older than two days, a bounded number per call.
+/// $1 limit: events older than two days, at most $1 (dashboard_events_created_idx). One batch of the cleanup, which
+/// repeats it until a batch comes back short. (Not FOR UPDATE SKIP LOCKED: orderhub_app may not lock rows of this
+/// table; two hubs cleaning at once wait for each other's batch and skip the rows it deleted.)
 inline constexpr Statement kDeleteOldEvents{"dashboard_delete_old_events", R"(
 DELETE FROM hub.dashboard_events WHERE id IN (
-    SELECT id FROM hub.dashboard_events WHERE created_at < now() - interval '2 days' ORDER BY id LIMIT 50000))"};
+    SELECT id FROM hub.dashboard_events WHERE created_at < now() - interval '2 days' LIMIT $1))"};
 
-/// Expired sessions, a bounded number per call.
+/// $1 limit: expired sessions, at most $1 (as kDeleteOldEvents).
 inline constexpr Statement kDeleteExpiredSessions{"dashboard_delete_expired_sessions", R"(
 DELETE FROM hub.dashboard_sessions WHERE token_hash IN (
-    SELECT token_hash FROM hub.dashboard_sessions WHERE expires_at < now() LIMIT 50000))"};
+    SELECT token_hash FROM hub.dashboard_sessions WHERE expires_at < now() LIMIT $1))"};
 
 }  // namespace sql
 

@@ -2,6 +2,8 @@
 
 // The routes of the dashboard's JSON API under /api/dashboard/: (method, path pattern) -> handler. How a call finds
 // its route, and in which order it is refused (Dashboard::api):
+//   0. a path or a query parameter (decoded) with a control character or bytes that are not UTF-8: 400
+//      invalid_request (text_problem), before anything looks at it;
 //   1. a method other than GET or POST: 405 with `Allow: GET, POST`;
 //   2. `login` needs no session; every other path, known or not, goes through the session step (check_session):
 //      401 without a session cookie, 403 for a state-changing call from another site or without the CSRF token;

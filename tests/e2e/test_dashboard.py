@@ -113,7 +113,8 @@ status, headers, body = request("POST", "/api/dashboard/login", {"email": "Mallo
 check(status == 429 and is_error(body, "too_many_attempts") and int(headers.get("retry-after", "0")) > 0,
       f"the sixth guess is refused: {status} {body}")
 
-# A burst of logins: at most two password checks at once, the rest are told to come back.
+# A burst of logins from one address: two password checks run, two more wait their turn, the rest are told to
+# come back.
 burst = []
 threads = [threading.Thread(target=lambda: burst.append(login("carol@other.test"))) for _ in range(6)]
 for t in threads:

@@ -84,3 +84,32 @@ TEST_CASE("feed: every dashboard statement is valid against the migrated schema"
     for (const auto* s : hub::dashboard::kAllStatements)
         CHECK_NOTHROW(tx.exec(std::string("PREPARE check_") + s->name + " AS " + s->sql));
 }
+
+TEST_CASE("feed: cleanup deletes every event past two days however many piled up", "[feed]") {
+    // Above about 17 orders a second the old cleanup (50,000 rows per 10 minutes) fell behind for good. Here 130,000
+    // old events wait: one cleanup round must take them all (in bounded batches), and keep the newer ones.
+    HubDb h;
+    {
+        pqxx::connection c(h.db.url());
+        pqxx::work tx(c);
+        tx.exec(
+            "INSERT INTO hub.dashboard_events (order_id, branch_id, kind, created_at) "
+            "SELECT 'old-' || g, 'B1', 'status', now() - interval '3 days' FROM generate_series(1, 130000) g");
+        tx.exec(
+            "INSERT INTO hub.dashboard_events (order_id, branch_id, kind, created_at) "
+            "SELECT 'new-' || g, 'B1', 'status', now() - interval '1 day' FROM generate_series(1, 10) g");
+        tx.commit();
+    }
+    asio::io_context ioc;
+    common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
+    hub::dashboard::EventFeed feed(ioc, pool, std::chrono::milliseconds(20));
+    Runner runner{ioc};
+    feed.start();  // the first cleanup round runs at once
+    const char* old_events = "SELECT count(*) FROM hub.dashboard_events WHERE created_at < now() - interval '2 days'";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (h.count(old_events) > 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    feed.stop();
+    CHECK(h.count(old_events) == 0);
+    CHECK(h.count("SELECT count(*) FROM hub.dashboard_events WHERE order_id LIKE 'new-%'") == 10);
+}

@@ -1,6 +1,7 @@
 #include <boost/json/parse.hpp>
 #include <catch2/catch.hpp>
 #include <set>
+#include <string_view>
 
 #include "hub/dashboard/auth.hpp"
 #include "hub/dashboard/feed.hpp"
@@ -251,4 +252,87 @@ TEST_CASE("dashboard statements: unique names, whole SQL", "[dashboard]") {
     CHECK(std::string_view(sql::kOrderInScope.sql).ends_with("AND ub.branch_id = b.id)))"));
     CHECK(std::string_view(sql::iso("x").c_str()) ==
           "to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
+}
+
+TEST_CASE("dashboard text fields: control characters and bytes that are not UTF-8 are refused", "[dashboard]") {
+    CHECK_FALSE(text_problem("cfo@x.com"));
+    CHECK_FALSE(text_problem("مطعم@مثال.com"));            // UTF-8 is fine
+    CHECK_FALSE(text_problem("\xF0\x9F\x8D\x94 burger"));  // four bytes
+    CHECK_FALSE(text_problem(""));
+    using namespace std::string_view_literals;
+    for (auto bad :
+         {"cfo@x.com\0001"sv, "a\nb"sv, "a\rb"sv, "a\tb"sv, "\x1b[2J"sv, "a\x7f"sv, "a\xC2\x85"sv, "a\xC2\x9F"sv}) {
+        INFO(std::string(bad));
+        CHECK(text_problem(bad) == "must not contain control characters");
+    }
+    for (auto bad :
+         {"\xFF"sv, "a\xC3"sv, "\xC0\x80"sv, "\xE0\x80\x80"sv, "\xED\xA0\x80"sv, "\xF4\x90\x80\x80"sv, "\x80"sv}) {
+        CHECK(text_problem(bad) == "must be UTF-8");
+    }
+}
+
+TEST_CASE("dashboard login gate: free slots run at once and a full gate queues or refuses beyond its bounds",
+          "[dashboard]") {
+    LoginGate gate(2, 2, 2);
+    CHECK(gate.arrive("10.0.0.1").admission == LoginGate::Admission::run);
+    CHECK(gate.arrive("10.0.0.1").admission == LoginGate::Admission::run);
+    const auto w1 = gate.arrive("10.0.0.1");
+    const auto w2 = gate.arrive("10.0.0.1");
+    CHECK(w1.admission == LoginGate::Admission::wait);
+    CHECK(w2.admission == LoginGate::Admission::wait);
+    CHECK(gate.arrive("10.0.0.1").admission == LoginGate::Admission::busy);  // two of this address wait already
+    CHECK(gate.arrive("10.0.0.2").admission == LoginGate::Admission::wait);
+    CHECK(gate.arrive("10.0.0.3").admission == LoginGate::Admission::busy);  // two addresses wait already
+    CHECK_FALSE(gate.granted(w1.ticket));
+    CHECK_FALSE(gate.abandon(w2.ticket));  // gave up while waiting: nothing held
+    gate.release();
+    CHECK(gate.granted(w1.ticket));
+    CHECK_FALSE(gate.granted(w1.ticket));  // told once
+}
+
+TEST_CASE("dashboard login gate: a freed slot goes to the next address in turn and not to the flooding one",
+          "[dashboard]") {
+    LoginGate gate(1, 4, 100);
+    CHECK(gate.arrive("192.0.2.66").admission == LoginGate::Admission::run);
+    std::vector<LoginGate::Ticket> flood;
+    for (int i = 0; i < 4; ++i) flood.push_back(gate.arrive("192.0.2.66").ticket);
+    const auto real = gate.arrive("192.0.2.7");
+    REQUIRE(real.admission == LoginGate::Admission::wait);
+    gate.release();
+    CHECK(gate.granted(flood[0]));  // the flooder's line was first
+    gate.release();
+    CHECK(gate.granted(real.ticket));  // then the other address, ahead of the flooder's three others
+    CHECK_FALSE(gate.granted(flood[1]));
+    gate.release();
+    CHECK(gate.granted(flood[1]));
+    // A ticket granted just as its deadline passed runs (abandon says so), and must be released like any other.
+    gate.release();
+    CHECK(gate.abandon(flood[2]));
+    gate.release();
+    CHECK(gate.granted(flood[3]));
+    gate.release();
+    CHECK(gate.arrive("192.0.2.9").admission == LoginGate::Admission::run);  // nothing left waiting
+}
+
+TEST_CASE("dashboard login gate: IPv6 clients count by their /64", "[dashboard]") {
+    CHECK(LoginGate::client_key("2001:db8:1:2:aaaa::1") == LoginGate::client_key("2001:db8:1:2:bbbb::9"));
+    CHECK(LoginGate::client_key("2001:db8:1:2::1") != LoginGate::client_key("2001:db8:1:3::1"));
+    CHECK(LoginGate::client_key("::ffff:192.0.2.1") == "192.0.2.1");
+    CHECK(LoginGate::client_key("192.0.2.1") == "192.0.2.1");
+    CHECK(LoginGate::client_key("") == "");
+}
+
+TEST_CASE("dashboard since: a real time with an offset and nothing impossible", "[dashboard]") {
+    for (const char* good : {"2026-02-28T00:00Z", "2024-02-29T23:59:59Z", "2026-03-01T00:00:00.123456+03:00",
+                             "2026-12-31T10:00-15:59", "0001-01-01T00:00Z"}) {
+        INFO(good);
+        CHECK(valid_since(good));
+    }
+    for (const char* bad : {"2026-02-30T00:00Z", "2025-02-29T00:00Z", "2026-04-31T00:00Z", "2026-13-01T00:00Z",
+                            "2026-00-10T00:00Z", "2026-01-00T00:00Z", "2026-01-01T24:00Z", "2026-01-01T10:60Z",
+                            "2026-01-01T10:00:60Z", "2026-01-01T10:00+16:00", "2026-01-01T10:00+01:60",
+                            "0000-01-01T00:00Z", "yesterday", "2026-01-01T10:00", "2026-01-01 10:00Z"}) {
+        INFO(bad);
+        CHECK_FALSE(valid_since(bad));
+    }
 }
