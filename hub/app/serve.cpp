@@ -76,11 +76,15 @@ int serve(const common::config::ParsedArgs& args) {
                                    db::prepare_serving(c);
                                    dashboard::prepare_dashboard(c);
                                },
-                           .queue_wait = &hub_metrics.pool_wait()});
+                           .queue_wait = &hub_metrics.pool_wait(),
+                           .statement_timeout = statement_timeout,
+                           .queue_timeout = queue_timeout});
     // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
     // tests/load/ingest-bench.sh), leaving the other workers free for lookups, readiness and the forwarder.
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
+    const std::chrono::milliseconds statement_timeout(number("db-statement-timeout-ms", 100, 3'600'000));
+    const std::chrono::milliseconds queue_timeout(number("db-queue-timeout-ms", 100, 600'000));
     ingest::OrderStore store(pool, 256, cfg.db_workers > 2 ? cfg.db_workers - 2 : 1);
     ingest::WebhookHandler webhooks(partners, store);
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
@@ -200,3 +204,14 @@ common::cli::Command serve_command() {
 }
 
 }  // namespace hub::app
+    options.push_back({.name = "db-statement-timeout-ms",
+                       .env = "ORDERHUB_DB_STATEMENT_TIMEOUT_MS",
+                       .help = "PostgreSQL statement_timeout of the service's connections: a longer statement is "
+                               "cancelled and its request answered 503",
+                       .placeholder = "MS",
+                       .default_value = "30000"});
+    options.push_back({.name = "db-queue-timeout-ms",
+                       .env = "ORDERHUB_DB_QUEUE_TIMEOUT_MS",
+                       .help = "how long a request may wait for a database worker before it is answered 503",
+                       .placeholder = "MS",
+                       .default_value = "10000"});
