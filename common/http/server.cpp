@@ -173,9 +173,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         return tls_context;
     }
 
-    /// Runs the TLS handshake under the request time-out; false (logged) when it fails.
+    /// Runs the TLS handshake under its deadline; false (logged) when it fails.
     asio::awaitable<bool> handshake(TlsConn& c) {
-        c.arm(limits.request_timeout);
+        c.arm(std::min(limits.handshake_timeout, limits.request_timeout));
         auto [ec] = co_await c.stream.async_handshake(ssl::stream_base::server, kTuple);
         const bool timed_out = c.timed_out;
         c.disarm();
@@ -401,12 +401,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         co_await close(*c, true);
     }
 
-    template <class C>
-    asio::awaitable<void> refuse(std::shared_ptr<C> c) {
-        // Over the connection bound: answer 503 at once and close, never queue unboundedly.
-        if constexpr (std::is_same_v<C, TlsConn>) {
-            if (!co_await handshake(*c)) co_return;
-        }
+    /// Over the connection bound: answers 503 at once and closes, never queues unboundedly.
+    asio::awaitable<void> refuse(std::shared_ptr<PlainConn> c) {
         Response r = errors("", 503, "too_many_connections", "the server is at its connection limit");
         r.headers.emplace_back("Retry-After", "1");
         // A named request, not a temporary: GCC 12 destroys temporaries of a co_await full-expression twice
@@ -458,12 +454,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             accepted.fetch_add(1);
             auto ex = socket.get_executor();
             const bool refused = count.load() >= limits.max_connections;
-            if (tls_files) {
-                auto c = std::make_shared<TlsConn>(std::move(socket), current_tls_context());
-                if (refused)
-                    asio::co_spawn(ex, self->refuse(c), log::on_failure("refusing a connection failed"));
-                else
-                    start_session(c);
+            if (tls_files && refused) {
+                // A 503 over TLS would cost a full handshake (the most expensive part of a connection) for a
+                // refusal: the connection is closed before it instead, which a client sees as a reset.
+                socket.close(ignored);
+            } else if (tls_files) {
+                start_session(std::make_shared<TlsConn>(std::move(socket), current_tls_context()));
             } else {
                 auto c = std::make_shared<PlainConn>(std::move(socket));
                 if (refused)
