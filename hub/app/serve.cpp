@@ -23,6 +23,16 @@ namespace hub::app {
 namespace {
 
 int serve(const common::config::ParsedArgs& args) {
+/// --admin-listen, when given; throws a UserError for a bad address.
+std::optional<common::config::HostPort> admin_address(const common::config::ParsedArgs& args) {
+    const auto text = args.get("admin-listen").value_or("");
+    if (text.empty()) return std::nullopt;
+    std::string error;
+    auto address = common::config::parse_host_port(text, error);
+    if (!address) throw common::cli::UserError("--admin-listen: " + error);
+    return address;
+}
+
     auto cfg = common::app::service_config(args, "ORDERHUB");
     const std::string role = args.get("role").value_or("all");
     if (role != "all" && role != "api" && role != "forwarder")
@@ -30,6 +40,7 @@ int serve(const common::config::ParsedArgs& args) {
     const bool api = role != "forwarder";
     const bool forwarding = role != "api";
     std::string error;
+    const auto admin_listen = admin_address(args);
     auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
         auto v = common::config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
         if (!v) throw common::cli::UserError(error);
@@ -93,7 +104,15 @@ int serve(const common::config::ParsedArgs& args) {
     dashboard::Dashboard board(pool, feed, cfg.tls.has_value(), args.get("pos-environment").value_or("production"));
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
-    routes.serve_metrics(&metrics_endpoint);
+    // /metrics names partners and a detailed /readyz names what is wrong: with an admin listener they are
+    // served there only.
+    std::unique_ptr<common::http::Server> admin;
+    if (admin_listen)
+        admin = std::make_unique<common::http::Server>(ioc, *admin_listen, cfg.limits,
+                                                       routes.admin_handler(metrics_endpoint), hub::http::render_error,
+                                                       hub::http::observed_access_log(hub_metrics));
+    else
+        routes.serve_metrics(&metrics_endpoint);
     metrics_endpoint.watch(webhooks.limiter());
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
                                 hub::http::observed_access_log(hub_metrics), cfg.tls);
@@ -101,6 +120,10 @@ int serve(const common::config::ParsedArgs& args) {
     server.start();
     if (api) feed.start();
     std::unique_ptr<forward::Forwarder> forwarder;
+    if (admin) {
+        admin->start();
+        common::log::info("admin listening", {{"address", admin_listen->host + ":" + std::to_string(admin->port())}});
+    }
     if (forwarding) {
         fopts.metrics = &hub_metrics;
         forwarder = std::make_unique<forward::Forwarder>(ioc, pool, *box, fopts);
@@ -116,6 +139,7 @@ int serve(const common::config::ParsedArgs& args) {
                                                   if (forwarder) forwarder->stop();
                                               },
                                           .busy = [&] { return forwarder && forwarder->busy(); },
+                                                  if (admin) admin->stop();
                                           .on_reload = common::app::reload_tls_on_hup(server)});
 }
 
@@ -126,6 +150,11 @@ common::cli::Command serve_command() {
     options.push_back({.name = "role",
                        .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
                        .placeholder = "ROLE",
+    options.push_back({.name = "admin-listen",
+                       .env = "ORDERHUB_ADMIN_LISTEN",
+                       .help = "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); "
+                               "when set, the main listener no longer serves /metrics",
+                       .placeholder = "ADDR"});
                        .default_value = "all"});
     options.push_back({.name = "public-url",
                        .env = "ORDERHUB_PUBLIC_URL",
