@@ -22,7 +22,6 @@
 namespace hub::app {
 namespace {
 
-int serve(const common::config::ParsedArgs& args) {
 /// --admin-listen, when given; throws a UserError for a bad address.
 std::optional<common::config::HostPort> admin_address(const common::config::ParsedArgs& args) {
     const auto text = args.get("admin-listen").value_or("");
@@ -33,14 +32,15 @@ std::optional<common::config::HostPort> admin_address(const common::config::Pars
     return address;
 }
 
+int serve(const common::config::ParsedArgs& args) {
     auto cfg = common::app::service_config(args, "ORDERHUB");
     const std::string role = args.get("role").value_or("all");
     if (role != "all" && role != "api" && role != "forwarder")
         throw common::cli::UsageError("--role must be all, api or forwarder");
     const bool api = role != "forwarder";
     const bool forwarding = role != "api";
-    std::string error;
     const auto admin_listen = admin_address(args);
+    std::string error;
     auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
         auto v = common::config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
         if (!v) throw common::cli::UserError(error);
@@ -80,6 +80,8 @@ std::optional<common::config::HostPort> admin_address(const common::config::Pars
 
     metrics::HubMetrics hub_metrics;
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
+    const std::chrono::milliseconds statement_timeout(number("db-statement-timeout-ms", 100, 3'600'000));
+    const std::chrono::milliseconds queue_timeout(number("db-queue-timeout-ms", 100, 600'000));
     common::db::Pool pool({.url = cfg.database_url,
                            .workers = cfg.db_workers,
                            .on_connect =
@@ -94,8 +96,6 @@ std::optional<common::config::HostPort> admin_address(const common::config::Pars
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
     // tests/load/ingest-bench.sh), leaving the other workers free for lookups, readiness and the forwarder.
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
-    const std::chrono::milliseconds statement_timeout(number("db-statement-timeout-ms", 100, 3'600'000));
-    const std::chrono::milliseconds queue_timeout(number("db-queue-timeout-ms", 100, 600'000));
     ingest::OrderStore store(pool, 256, cfg.db_workers > 2 ? cfg.db_workers - 2 : 1);
     ingest::WebhookHandler webhooks(partners, store);
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
@@ -117,13 +117,13 @@ std::optional<common::config::HostPort> admin_address(const common::config::Pars
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), hub::http::render_error,
                                 hub::http::observed_access_log(hub_metrics), cfg.tls);
     metrics_endpoint.watch(server);
-    server.start();
-    if (api) feed.start();
-    std::unique_ptr<forward::Forwarder> forwarder;
     if (admin) {
         admin->start();
         common::log::info("admin listening", {{"address", admin_listen->host + ":" + std::to_string(admin->port())}});
     }
+    server.start();
+    if (api) feed.start();
+    std::unique_ptr<forward::Forwarder> forwarder;
     if (forwarding) {
         fopts.metrics = &hub_metrics;
         forwarder = std::make_unique<forward::Forwarder>(ioc, pool, *box, fopts);
@@ -136,10 +136,10 @@ std::optional<common::config::HostPort> admin_address(const common::config::Pars
                                          {.on_stop =
                                               [&] {
                                                   feed.stop();
+                                                  if (admin) admin->stop();
                                                   if (forwarder) forwarder->stop();
                                               },
                                           .busy = [&] { return forwarder && forwarder->busy(); },
-                                                  if (admin) admin->stop();
                                           .on_reload = common::app::reload_tls_on_hup(server)});
 }
 
@@ -147,14 +147,14 @@ std::optional<common::config::HostPort> admin_address(const common::config::Pars
 
 common::cli::Command serve_command() {
     auto options = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
-    options.push_back({.name = "role",
-                       .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
-                       .placeholder = "ROLE",
     options.push_back({.name = "admin-listen",
                        .env = "ORDERHUB_ADMIN_LISTEN",
                        .help = "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); "
                                "when set, the main listener no longer serves /metrics",
                        .placeholder = "ADDR"});
+    options.push_back({.name = "role",
+                       .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
+                       .placeholder = "ROLE",
                        .default_value = "all"});
     options.push_back({.name = "public-url",
                        .env = "ORDERHUB_PUBLIC_URL",
@@ -224,15 +224,6 @@ common::cli::Command serve_command() {
                                "jobs after this (keep it above the POS time-outs)",
                        .placeholder = "S",
                        .default_value = "120"});
-    options.push_back(forward::secret_key_option());
-    return {{"serve"},
-            "run the webhook listener and the forwarder",
-            "[--listen ADDR] [--role all|api|forwarder]",
-            options,
-            serve};
-}
-
-}  // namespace hub::app
     options.push_back({.name = "db-statement-timeout-ms",
                        .env = "ORDERHUB_DB_STATEMENT_TIMEOUT_MS",
                        .help = "PostgreSQL statement_timeout of the service's connections: a longer statement is "
@@ -244,3 +235,12 @@ common::cli::Command serve_command() {
                        .help = "how long a request may wait for a database worker before it is answered 503",
                        .placeholder = "MS",
                        .default_value = "10000"});
+    options.push_back(forward::secret_key_option());
+    return {{"serve"},
+            "run the webhook listener and the forwarder",
+            "[--listen ADDR] [--role all|api|forwarder]",
+            options,
+            serve};
+}
+
+}  // namespace hub::app
