@@ -17,6 +17,7 @@
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/webhook.hpp"
+#include "hub/ingest/webhook_ids.hpp"
 #include "hub/metrics/hub_metrics.hpp"
 
 namespace hub::app {
@@ -98,6 +99,8 @@ int serve(const common::config::ParsedArgs& args) {
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
     ingest::OrderStore store(pool, 256, cfg.db_workers > 2 ? cfg.db_workers - 2 : 1);
     ingest::WebhookHandler webhooks(partners, store);
+    ingest::WebhookIds webhook_ids(pool);
+    webhooks.guard_replays(webhook_ids);
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
     dashboard::EventFeed feed(ioc, pool);
