@@ -331,6 +331,36 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                 std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
     }
 
+    /// The handler's answer, or 503 `handler_timeout` when it takes longer than the limit: the handler runs as its
+    /// own coroutine on the connection's strand, so the session can answer without it (its answer is dropped).
+    asio::awaitable<Response> run_handler(Conn& c, Request req, const Request& meta) {
+        struct Outcome {
+            Response response;
+            std::exception_ptr error;
+            bool done = false;
+        };
+        auto outcome = std::make_shared<Outcome>();
+        auto timer = std::make_shared<asio::steady_timer>(c.socket().get_executor(), limits.handler_timeout);
+        asio::co_spawn(c.socket().get_executor(), handler(std::move(req)),
+                       [outcome, timer](const std::exception_ptr& e, Response r) {
+                           outcome->response = std::move(r);
+                           outcome->error = e;
+                           outcome->done = true;
+                           timer->cancel();
+                       });
+        // Both run on the strand: the handler completes either before this check or while the timer waits.
+        if (!outcome->done) co_await timer->async_wait(kTuple);
+        if (!outcome->done) {
+            log::warn("handler timed out", {{"request_id", meta.request_id}});
+            Response r = errors(meta.target, 503, "handler_timeout", "the request took too long; retry later");
+            r.headers.emplace_back("Retry-After", "1");
+            r.close = true;
+            co_return r;
+        }
+        if (outcome->error) std::rethrow_exception(outcome->error);
+        co_return std::move(outcome->response);
+    }
+
     /// What a session does after one request: read the next, close the connection, or nothing (already closed).
     enum class After { next, close, closed };
 
@@ -362,7 +392,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         req.body = std::move(msg.body());
         Response r;
         try {
-            r = co_await handler(std::move(req));
+            r = co_await run_handler(*c, std::move(req), meta);
         } catch (const std::exception& e) {
             log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
             r = errors(meta.target, 500, "internal_error", "internal error");

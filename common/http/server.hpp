@@ -26,6 +26,9 @@ struct Limits {
     /// A TLS handshake's own deadline (the request time-out applies too, when shorter): a peer that stalls its
     /// handshake holds a connection and the handshake's state no longer than this.
     std::chrono::milliseconds handshake_timeout{10'000};
+    /// From a whole request to its handler's answer: past it the client gets 503 `handler_timeout` (and the
+    /// connection is closed) while the handler's work goes on, bounded by its own time-outs, its answer dropped.
+    std::chrono::milliseconds handler_timeout{30'000};
     std::size_t max_connections = 4096;
 };
 
