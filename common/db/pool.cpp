@@ -17,11 +17,11 @@ bool is_unavailable(const std::exception_ptr& e) {
         return true;
     } catch (const pqxx::sql_error& err) {
         // Class 08 (connection exception), 57P01..57P03 (shutdown, crash recovery, cannot connect now),
-        // 53300 (too many connections). libpqxx 6.4 leaves the SQLSTATE empty when the connection died under the
-        // statement: that is the server going away too.
+        // 53300 (too many connections), 57014 (statement time-out: the database is too slow now). libpqxx 6.4 leaves
+        // the SQLSTATE empty when the connection died under the statement: that is the server going away too.
         const std::string& state = err.sqlstate();
         return state.empty() || state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03" ||
-               state == "53300";
+               state == "53300" || state == "57014";
     } catch (const pqxx::failure&) {
         // Not an SQL error: a connection-level failure ("not connected", commit outcome unknown). The request
         // may be retried safely: every write of the hub is idempotent.
@@ -47,7 +47,9 @@ Pool::~Pool() {
 }
 
 void Pool::enqueue(Job job) {
-    const auto now = options_.queue_wait ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto now = options_.queue_wait || options_.queue_timeout.count() > 0
+                         ? std::chrono::steady_clock::now()
+                         : std::chrono::steady_clock::time_point{};
     {
         std::lock_guard lock(mutex_);
         queue_.push_back(Queued{std::move(job), now});
@@ -76,9 +78,15 @@ void Pool::worker_loop() {
             ++busy_;
             ++jobs_;
         }
-        if (options_.queue_wait)
-            options_.queue_wait->observe(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+        const auto waited = since == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::duration{}
+                                                                             : std::chrono::steady_clock::now() - since;
+        if (options_.queue_wait) options_.queue_wait->observe(std::chrono::duration<double>(waited).count());
+        if (options_.queue_timeout.count() > 0 && waited > options_.queue_timeout) {
+            job(nullptr, std::make_exception_ptr(Unavailable("database busy: the job waited too long for a worker")));
+            std::lock_guard lock(mutex_);
+            --busy_;
+            continue;
+        }
         // Another worker saw the server go away: this connection is very likely dead too.
         if (conn && conn_epoch != epoch_.load()) conn.reset();
         std::exception_ptr setup_error;
@@ -90,6 +98,8 @@ void Pool::worker_loop() {
                 // takes for 100 rows, so a table not analyzed yet (a fresh database) pushes their estimated cost
                 // past jit_above_cost and each execution compiles for 10 to 15 ms (the POS's batch lookups did).
                 c->set_variable("jit", "off");
+                if (options_.statement_timeout.count() > 0)
+                    c->set_variable("statement_timeout", std::to_string(options_.statement_timeout.count()));
                 if (options_.on_connect) options_.on_connect(*c);
                 conn = std::move(c);
                 reconnects_.fetch_add(1);

@@ -62,6 +62,12 @@ public:
         std::function<void(pqxx::connection&)> on_connect;
         /// When set, each job's wait in the queue (seconds) is observed here (lock-free).
         metrics::Histogram* queue_wait = nullptr;
+        /// PostgreSQL's statement_timeout on every connection (0: none): a statement running longer is cancelled
+        /// and its job fails as Unavailable, so no request holds a worker for long.
+        std::chrono::milliseconds statement_timeout{0};
+        /// A job that waited longer than this in the queue fails as Unavailable without running (0: no limit),
+        /// so an overloaded pool answers "retry later" instead of letting requests queue without bound.
+        std::chrono::milliseconds queue_timeout{0};
     };
 
     explicit Pool(Options options);

@@ -173,9 +173,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         return tls_context;
     }
 
-    /// Runs the TLS handshake under the request time-out; false (logged) when it fails.
+    /// Runs the TLS handshake under its deadline; false (logged) when it fails.
     asio::awaitable<bool> handshake(TlsConn& c) {
-        c.arm(limits.request_timeout);
+        c.arm(std::min(limits.handshake_timeout, limits.request_timeout));
         auto [ec] = co_await c.stream.async_handshake(ssl::stream_base::server, kTuple);
         const bool timed_out = c.timed_out;
         c.disarm();
@@ -331,6 +331,36 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                 std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
     }
 
+    /// The handler's answer, or 503 `handler_timeout` when it takes longer than the limit: the handler runs as its
+    /// own coroutine on the connection's strand, so the session can answer without it (its answer is dropped).
+    asio::awaitable<Response> run_handler(Conn& c, Request req, const Request& meta) {
+        struct Outcome {
+            Response response;
+            std::exception_ptr error;
+            bool done = false;
+        };
+        auto outcome = std::make_shared<Outcome>();
+        auto timer = std::make_shared<asio::steady_timer>(c.socket().get_executor(), limits.handler_timeout);
+        asio::co_spawn(c.socket().get_executor(), handler(std::move(req)),
+                       [outcome, timer](const std::exception_ptr& e, Response r) {
+                           outcome->response = std::move(r);
+                           outcome->error = e;
+                           outcome->done = true;
+                           timer->cancel();
+                       });
+        // Both run on the strand: the handler completes either before this check or while the timer waits.
+        if (!outcome->done) co_await timer->async_wait(kTuple);
+        if (!outcome->done) {
+            log::warn("handler timed out", {{"request_id", meta.request_id}});
+            Response r = errors(meta.target, 503, "handler_timeout", "the request took too long; retry later");
+            r.headers.emplace_back("Retry-After", "1");
+            r.close = true;
+            co_return r;
+        }
+        if (outcome->error) std::rethrow_exception(outcome->error);
+        co_return std::move(outcome->response);
+    }
+
     /// What a session does after one request: read the next, close the connection, or nothing (already closed).
     enum class After { next, close, closed };
 
@@ -362,7 +392,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         req.body = std::move(msg.body());
         Response r;
         try {
-            r = co_await handler(std::move(req));
+            r = co_await run_handler(*c, std::move(req), meta);
         } catch (const std::exception& e) {
             log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
             r = errors(meta.target, 500, "internal_error", "internal error");
@@ -401,12 +431,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         co_await close(*c, true);
     }
 
-    template <class C>
-    asio::awaitable<void> refuse(std::shared_ptr<C> c) {
-        // Over the connection bound: answer 503 at once and close, never queue unboundedly.
-        if constexpr (std::is_same_v<C, TlsConn>) {
-            if (!co_await handshake(*c)) co_return;
-        }
+    /// Over the connection bound: answers 503 at once and closes, never queues unboundedly.
+    asio::awaitable<void> refuse(std::shared_ptr<PlainConn> c) {
         Response r = errors("", 503, "too_many_connections", "the server is at its connection limit");
         r.headers.emplace_back("Retry-After", "1");
         // A named request, not a temporary: GCC 12 destroys temporaries of a co_await full-expression twice
@@ -458,12 +484,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             accepted.fetch_add(1);
             auto ex = socket.get_executor();
             const bool refused = count.load() >= limits.max_connections;
-            if (tls_files) {
-                auto c = std::make_shared<TlsConn>(std::move(socket), current_tls_context());
-                if (refused)
-                    asio::co_spawn(ex, self->refuse(c), log::on_failure("refusing a connection failed"));
-                else
-                    start_session(c);
+            if (tls_files && refused) {
+                // A 503 over TLS would cost a full handshake (the most expensive part of a connection) for a
+                // refusal: the connection is closed before it instead, which a client sees as a reset.
+                socket.close(ignored);
+            } else if (tls_files) {
+                start_session(std::make_shared<TlsConn>(std::move(socket), current_tls_context()));
             } else {
                 auto c = std::make_shared<PlainConn>(std::move(socket));
                 if (refused)

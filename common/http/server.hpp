@@ -23,6 +23,12 @@ struct Limits {
     std::chrono::milliseconds request_timeout{30'000};  ///< from the first byte to the whole request
     std::chrono::milliseconds idle_timeout{60'000};     ///< a keep-alive connection waiting for its next request
     std::chrono::milliseconds write_timeout{10'000};
+    /// A TLS handshake's own deadline (the request time-out applies too, when shorter): a peer that stalls its
+    /// handshake holds a connection and the handshake's state no longer than this.
+    std::chrono::milliseconds handshake_timeout{10'000};
+    /// From a whole request to its handler's answer: past it the client gets 503 `handler_timeout` (and the
+    /// connection is closed) while the handler's work goes on, bounded by its own time-outs, its answer dropped.
+    std::chrono::milliseconds handler_timeout{30'000};
     std::size_t max_connections = 4096;
 };
 
@@ -42,7 +48,9 @@ using AccessLog = std::function<void(const Request&, const Response&, std::chron
 /// given; the handler may run on any of its threads. Not copyable; `stop()` before destroying.
 ///
 /// With `tls` every connection speaks TLS 1.2 or 1.3 (see make_server_tls_context); the handshake must finish
-/// within `request_timeout`, then the same limits and keep-alive rules apply as for plain HTTP.
+/// within `handshake_timeout` (and `request_timeout`), then the same limits and keep-alive rules apply as for
+/// plain HTTP. Over `max_connections`, a plain connection gets a 503 and a TLS one is closed before any
+/// handshake (a refusal must cost less than a request).
 class Server {
 public:
     /// Throws std::runtime_error when the TLS files cannot be loaded.

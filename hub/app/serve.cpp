@@ -18,6 +18,7 @@
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/webhook.hpp"
+#include "hub/ingest/webhook_ids.hpp"
 #include "hub/metrics/hub_metrics.hpp"
 
 namespace hub::app {
@@ -35,6 +36,16 @@ dashboard::DashboardOptions dashboard_options(const common::config::ParsedArgs& 
             .session_check = *session_check};
 }
 
+/// --admin-listen, when given; throws a UserError for a bad address.
+std::optional<common::config::HostPort> admin_address(const common::config::ParsedArgs& args) {
+    const auto text = args.get("admin-listen").value_or("");
+    if (text.empty()) return std::nullopt;
+    std::string error;
+    auto address = common::config::parse_host_port(text, error);
+    if (!address) throw common::cli::UserError("--admin-listen: " + error);
+    return address;
+}
+
 int serve(const common::config::ParsedArgs& args) {
     auto cfg = common::app::service_config(args, "ORDERHUB");
     const std::string role = args.get("role").value_or("all");
@@ -42,6 +53,7 @@ int serve(const common::config::ParsedArgs& args) {
         throw common::cli::UsageError("--role must be all, api or forwarder");
     const bool api = role != "forwarder";
     const bool forwarding = role != "api";
+    const auto admin_listen = admin_address(args);
     std::string error;
     auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
         auto v = common::config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
@@ -82,6 +94,8 @@ int serve(const common::config::ParsedArgs& args) {
 
     metrics::HubMetrics hub_metrics;
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
+    const std::chrono::milliseconds statement_timeout(number("db-statement-timeout-ms", 100, 3'600'000));
+    const std::chrono::milliseconds queue_timeout(number("db-queue-timeout-ms", 100, 600'000));
     common::db::Pool pool({.url = cfg.database_url,
                            .workers = cfg.db_workers,
                            .on_connect =
@@ -89,13 +103,17 @@ int serve(const common::config::ParsedArgs& args) {
                                    db::prepare_serving(c);
                                    dashboard::prepare_dashboard(c);
                                },
-                           .queue_wait = &hub_metrics.pool_wait()});
+                           .queue_wait = &hub_metrics.pool_wait(),
+                           .statement_timeout = statement_timeout,
+                           .queue_timeout = queue_timeout});
     // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
     // tests/load/ingest-bench.sh), leaving the other workers free for lookups, readiness and the forwarder.
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
     ingest::OrderStore store(pool, 256, cfg.db_workers > 2 ? cfg.db_workers - 2 : 1);
     ingest::WebhookHandler webhooks(partners, store);
+    ingest::WebhookIds webhook_ids(pool);
+    webhooks.guard_replays(webhook_ids);
     webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
                          static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
     dashboard::EventFeed feed(ioc, pool);
@@ -104,7 +122,15 @@ int serve(const common::config::ParsedArgs& args) {
     dashboard::Dashboard board(pool, feed, dashboard_options(args, https));
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
-    routes.serve_metrics(&metrics_endpoint);
+    // /metrics names partners and a detailed /readyz names what is wrong: with an admin listener they are
+    // served there only.
+    std::unique_ptr<common::http::Server> admin;
+    if (admin_listen)
+        admin = std::make_unique<common::http::Server>(ioc, *admin_listen, cfg.limits,
+                                                       routes.admin_handler(metrics_endpoint), hub::http::render_error,
+                                                       hub::http::observed_access_log(hub_metrics));
+    else
+        routes.serve_metrics(&metrics_endpoint);
     metrics_endpoint.watch(webhooks.limiter());
     common::http::Handler handler = routes.handler();
     common::http::ErrorRenderer errors = hub::http::render_error;
@@ -115,6 +141,10 @@ int serve(const common::config::ParsedArgs& args) {
     common::http::Server server(ioc, cfg.listen, cfg.limits, std::move(handler), std::move(errors),
                                 hub::http::observed_access_log(hub_metrics), cfg.tls);
     metrics_endpoint.watch(server);
+    if (admin) {
+        admin->start();
+        common::log::info("admin listening", {{"address", admin_listen->host + ":" + std::to_string(admin->port())}});
+    }
     server.start();
     if (api) feed.start();
     std::unique_ptr<forward::Forwarder> forwarder;
@@ -130,6 +160,7 @@ int serve(const common::config::ParsedArgs& args) {
                                          {.on_stop =
                                               [&] {
                                                   feed.stop();
+                                                  if (admin) admin->stop();
                                                   if (forwarder) forwarder->stop();
                                               },
                                           .busy = [&] { return forwarder && forwarder->busy(); },
@@ -140,6 +171,11 @@ int serve(const common::config::ParsedArgs& args) {
 
 common::cli::Command serve_command() {
     auto options = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
+    options.push_back({.name = "admin-listen",
+                       .env = "ORDERHUB_ADMIN_LISTEN",
+                       .help = "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); "
+                               "when set, the main listener no longer serves /metrics",
+                       .placeholder = "ADDR"});
     options.push_back({.name = "role",
                        .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
                        .placeholder = "ROLE",
@@ -219,6 +255,17 @@ common::cli::Command serve_command() {
                                "jobs after this (keep it above the POS time-outs)",
                        .placeholder = "S",
                        .default_value = "120"});
+    options.push_back({.name = "db-statement-timeout-ms",
+                       .env = "ORDERHUB_DB_STATEMENT_TIMEOUT_MS",
+                       .help = "PostgreSQL statement_timeout of the service's connections: a longer statement is "
+                               "cancelled and its request answered 503",
+                       .placeholder = "MS",
+                       .default_value = "30000"});
+    options.push_back({.name = "db-queue-timeout-ms",
+                       .env = "ORDERHUB_DB_QUEUE_TIMEOUT_MS",
+                       .help = "how long a request may wait for a database worker before it is answered 503",
+                       .placeholder = "MS",
+                       .default_value = "10000"});
     options.push_back(forward::secret_key_option());
     return {{"serve"},
             "run the webhook listener and the forwarder",

@@ -21,7 +21,7 @@ constexpr std::string_view kTemplate = R"(
 WITH x AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
         AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, br text, hd text, bo int, bl int,
-             st int, oc text, ec text, ro text)
+             st int, oc text, ec text, ro text, bs int)
 ),
 c AS MATERIALIZED (
     SELECT x.i, x.id, x.p, x.h, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
@@ -103,12 +103,12 @@ ids AS MATERIALIZED (
 ),
 inbox AS (
     INSERT INTO hub.inbox (id, partner_id, request_id, event, external_id, branch_id, order_id, headers, body,
-                           http_status, outcome, error_code, replay_of)
+                           http_status, outcome, error_code, replay_of, body_size)
     OVERRIDING SYSTEM VALUE
     SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), NULLIF(x.br, ''), ids.order_id, x.hd::jsonb,
            substring($2::bytea FROM x.bo + 1 FOR x.bl),
            CASE WHEN ids.n IS NULL THEN x.st ELSE ids.st END, CASE WHEN ids.n IS NULL THEN x.oc ELSE ids.oc END,
-           CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint
+           CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint, x.bs
     FROM ids JOIN x ON x.i = ids.i
 )
 SELECT o.i, o.kind = 'pending' AS pending, ids.n AS kind, ids.order_id, ids.inbox_id

@@ -42,7 +42,8 @@ ORDER BY created_at DESC, id DESC)"};
 /// requests of a batch with their inbox rows, and inbox rows of requests refused before storage. $1 a JSON array
 /// of entries {"i": position, "id": new hub order id, "p": partner id, "h": payload hash, "d": order document or
 /// absent for an inbox row alone, "rq" request id, "ev" event, "ex" external id, "br" branch id, "hd" headers object,
-/// "bo" and "bl" the offset and length of its raw body in $2, "st" http status, "oc" outcome, "ec" error code, "ro"
+/// "bo" and "bl" the offset and length of its raw body in $2, "bs" the whole body's size when $2 holds a
+/// prefix, "st" http status, "oc" outcome, "ec" error code, "ro"
 /// replay_of} (the last three for an inbox row alone); $2 (bytea) the raw bodies one after another. Within the batch
 /// the first entry of a (partner, payload.id) is the one stored; the others, and entries whose payload.id was stored
 /// before, are compared by payload hash. Returns one row per entry: i, pending, kind (the number of an
@@ -55,12 +56,13 @@ const char* insert_orders_sql();
 inline const Statement kInsertOrders{"insert_orders", insert_orders_sql()};
 
 /// $1 partner_id $2 request_id $3 event $4 external_id $5 order_id $6 headers json $7 body bytea $8 http_status
-/// $9 outcome $10 error_code $11 replay_of $12 branch_id -> id
+/// $9 outcome $10 error_code $11 replay_of $12 branch_id $13 the whole body's size when $7 is a prefix, else 0
+/// -> id
 inline constexpr Statement kInsertInbox{"insert_inbox", R"(
 INSERT INTO hub.inbox (partner_id, request_id, event, external_id, order_id, headers, body, http_status, outcome,
-                       error_code, replay_of, branch_id)
+                       error_code, replay_of, branch_id, body_size)
 VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), NULLIF($5, ''), $6::jsonb, $7, $8, $9, NULLIF($10, ''),
-        NULLIF($11, '')::bigint, NULLIF($12, ''))
+        NULLIF($11, '')::bigint, NULLIF($12, ''), NULLIF($13::int, 0))
 RETURNING id)"};
 
 /// The order an order_updated names, locked for the update: $1 partner id, $2 its platform order id or, when no
@@ -298,8 +300,33 @@ SELECT state, count(*),
        extract(epoch FROM now() - min(CASE WHEN attempts = 0 THEN greatest(due_at, created_at) ELSE created_at END))::float8
 FROM hub.forward_jobs WHERE state NOT IN ('delivered', 'cancelled') GROUP BY state)"};
 
+// Webhook ids are remembered 10 minutes: the signature window (5 minutes either way of the request's timestamp)
+// lets a request be replayed for up to 10 minutes after it was first seen.
+
+/// A request with a webhook id seen before (within the window): counts it -> http_status, answer, replays (1 for
+/// the first replay). $1 partner id, $2 webhook id.
+inline constexpr Statement kReplayWebhookId{"replay_webhook_id", R"(
+UPDATE hub.webhook_ids SET replays = replays + 1
+WHERE partner_id = $1 AND webhook_id = $2 AND seen_at > now() - interval '10 minutes'
+RETURNING http_status, answer, replays)"};
+
+/// Remembers the answer to a webhook id unless one is remembered within the window. $1 partner id, $2 webhook id,
+/// $3 http status, $4 answer (JSON text).
+inline constexpr Statement kRememberWebhookId{"remember_webhook_id", R"(
+INSERT INTO hub.webhook_ids AS w (partner_id, webhook_id, http_status, answer) VALUES ($1, $2, $3, $4)
+ON CONFLICT (partner_id, webhook_id) DO UPDATE
+    SET seen_at = now(), http_status = EXCLUDED.http_status, answer = EXCLUDED.answer, replays = 0
+    WHERE w.seen_at <= now() - interval '10 minutes')"};
+
+/// Forgets up to 100 of a partner's webhook ids older than the window. $1 partner id.
+inline constexpr Statement kPurgeWebhookIds{"purge_webhook_ids", R"(
+DELETE FROM hub.webhook_ids WHERE partner_id = $1 AND webhook_id IN (
+    SELECT webhook_id FROM hub.webhook_ids
+    WHERE partner_id = $1 AND seen_at <= now() - interval '10 minutes' LIMIT 100))"};
+
 /// Every statement above, for prepare_all.
 inline const std::array kAllStatements{
+    // clang-format off
     &kPartnerByKeyHash, &kSigningSecretsByPartner,
     &kInsertOrders,     &kInsertInbox,
     &kOrderForUpdate,   &kInsertPlatformStatus,
@@ -311,6 +338,8 @@ inline const std::array kAllStatements{
     &kRenewLeases,      &kGiveUpJobs,
     &kPosHosts,         &kPosHealth,
     &kOutboxDepth,
+    &kReplayWebhookId, &kRememberWebhookId, &kPurgeWebhookIds,
+    // clang-format on
 };
 
 }  // namespace hub::db

@@ -63,10 +63,25 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
 }
 
 Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard)
-    : health_{pool, "hub", common::db::migrations_hub(), render_error}, webhooks_(webhooks), dashboard_(dashboard) {}
+    : health_{pool, "hub", common::db::migrations_hub(), render_error},
+      admin_health_(health_),
+      webhooks_(webhooks),
+      dashboard_(dashboard) {
+    admin_health_.details = true;
+}
 
 common::http::Handler Routes::handler() {
     return [this](Request req) { return handle(std::move(req)); };
+}
+
+common::http::Handler Routes::admin_handler(MetricsEndpoint& metrics) {
+    return [this, &metrics](Request req) { return handle_admin(std::move(req), metrics); };
+}
+
+boost::asio::awaitable<Response> Routes::handle_admin(Request req, MetricsEndpoint& metrics) {
+    if (req.path == "/metrics") co_return co_await metrics.handle(req);
+    if (auto r = co_await common::app::health_routes(req, admin_health_)) co_return std::move(*r);
+    co_return render_error(req.target, 404, "not_found", "no such endpoint");
 }
 
 boost::asio::awaitable<Response> Routes::handle(Request req) {

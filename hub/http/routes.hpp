@@ -29,12 +29,18 @@ public:
     Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboard::Dashboard* dashboard = nullptr);
     /// The request handler for common::http::Server.
     common::http::Handler handler();
-    /// Serves `GET /metrics` from `metrics` (which must outlive the routes); without it /metrics is 404.
+    /// Serves `GET /metrics` from `metrics` (which must outlive the routes) on handler(); without it /metrics is
+    /// 404 there (it is on the admin listener then).
     void serve_metrics(MetricsEndpoint* metrics) { metrics_ = metrics; }
+    /// The request handler of the admin listener (`--admin-listen`): `/metrics` from `metrics` (which must
+    /// outlive the routes), `/healthz` and a `/readyz` that says why it is not ready; 404 for anything else.
+    common::http::Handler admin_handler(MetricsEndpoint& metrics);
 
 private:
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
+    boost::asio::awaitable<common::http::Response> handle_admin(common::http::Request req, MetricsEndpoint& metrics);
     common::app::HealthTarget health_;
+    common::app::HealthTarget admin_health_;  ///< health_ with details; shares its readiness cache
     ingest::WebhookHandler* webhooks_;
     MetricsEndpoint* metrics_ = nullptr;
     dashboard::Dashboard* dashboard_;

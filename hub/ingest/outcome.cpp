@@ -1,6 +1,7 @@
 #include "hub/ingest/outcome.hpp"
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 
 namespace hub::ingest {
 
@@ -15,6 +16,12 @@ std::string_view IngestResult::inbox_error_code() const {
 }
 
 boost::json::object answer_body(const IngestResult& result) {
+    if (result.kind == Kind::replayed) {
+        boost::system::error_code ec;
+        auto v = boost::json::parse(result.replayed_answer, ec);
+        if (!ec && v.is_object()) return std::move(v.as_object());
+        return {};
+    }
     const OutcomeRow& r = result.row();
     if (r.http_status < 300) {
         boost::json::object ok;

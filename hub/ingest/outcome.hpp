@@ -14,6 +14,7 @@
 //   - An order_updated that is appended records `applied` or `logged` in the inbox: the row's `inbox_outcome`
 //     and `inbox_outcome_unapplied`.
 //   - unknown_key, rate_limited and method_not_allowed are answered before anything is recorded: no inbox row.
+//   - replayed answers what a request with the same webhook-id got (hub/ingest/webhook_ids.hpp).
 
 #include <array>
 #include <chrono>
@@ -48,6 +49,7 @@ enum class Kind : std::uint8_t {
     method_not_allowed,  ///< not a POST
     unavailable,         ///< the store is unavailable
     error,               ///< a bug: the request was not stored
+    replayed,            ///< a signed request whose webhook-id was answered before: that answer again
 };
 
 /// One kind's meaning at the edge, in the inbox and in the metrics.
@@ -69,7 +71,7 @@ struct OutcomeRow {
 inline constexpr std::string_view kRulesBroken = "the webhook breaks the interface's rules: see details";
 
 // clang-format off
-inline constexpr std::array<OutcomeRow, 18> kOutcomes{{
+inline constexpr std::array<OutcomeRow, 19> kOutcomes{{
     {Kind::created, 200, true, 0, "", "", "", "", "stored", "", "created"},
     {Kind::duplicate, 200, true, 0, "", "", "", "", "duplicate", "", "duplicate"},
     {Kind::conflict, 409, false, 0, "order_id_conflict", "payload.id was already used by this partner for a different order",
@@ -101,6 +103,8 @@ inline constexpr std::array<OutcomeRow, 18> kOutcomes{{
     {Kind::unavailable, 503, false, static_cast<unsigned>(common::http::kUnavailableRetryAfter.count()), "store_unavailable", "the order store is unavailable; retry later", "", "", "", "",
      "unavailable"},
     {Kind::error, 500, false, 0, "internal_error", "internal error; the request was not stored", "", "", "", "", "error"},
+    // Status and body are the remembered answer's (IngestResult::replayed_*); the inbox row is WebhookIds's.
+    {Kind::replayed, 200, false, 0, "", "", "", "", "replay", "", "replayed"},
 }};
 // clang-format on
 
@@ -136,8 +140,12 @@ struct IngestResult {
     std::vector<FieldError> errors;  ///< the validator's problems (unknown_event, validation_failed)
     bool applied = false;            ///< appended: the update became the order's current status
     std::chrono::milliseconds retry_after{0};  ///< rate_limited: until a request is allowed again
+    unsigned replayed_status = 0;              ///< replayed: the remembered answer's status
+    std::string replayed_answer;               ///< replayed: the remembered answer's body (JSON)
 
     const OutcomeRow& row() const { return outcome_row(kind); }
+    /// The answer's HTTP status (the table's, or the remembered one of a replay).
+    unsigned http_status() const { return kind == Kind::replayed ? replayed_status : row().http_status; }
     /// The inbox row's outcome for this result.
     std::string_view inbox_outcome() const { return ingest::inbox_outcome(kind, applied); }
     /// The inbox row's error code for this result (empty: none).

@@ -1,5 +1,6 @@
 #include "hub/ingest/service.hpp"
 
+#include <boost/json/serialize.hpp>
 #include <chrono>
 
 #include "common/db/pool.hpp"
@@ -9,6 +10,7 @@
 #include "hub/ingest/signature.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
+#include "hub/ingest/webhook_ids.hpp"
 
 namespace hub::ingest {
 namespace {
@@ -99,6 +101,7 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) 
     if (partner->signing) {
         const std::string_view problem = signature_problem(*partner, req, clock_());
         if (!problem.empty()) co_return co_await refuse_signature(partner->id, std::move(req), problem);
+        if (ids_ != nullptr) co_return co_await process_once(std::move(*partner), std::move(req));
     }
     co_return co_await process(std::move(*partner), std::move(req.body), std::move(req.request_id),
                                std::move(req.headers_json), "");
@@ -114,12 +117,52 @@ boost::asio::awaitable<IngestResult> IngestService::refuse_signature(std::string
     inbox.partner_id = std::move(partner_id);
     inbox.request_id = req.request_id;
     inbox.headers_json = std::move(req.headers_json);
+    // Anyone who knows the URL can send these, up to the body limit each: a prefix is enough to see what it was.
+    if (req.body.size() > kRefusedBodyPrefix) {
+        inbox.body_size = req.body.size();
+        req.body.resize(kRefusedBodyPrefix);
+    }
     inbox.body = std::move(req.body);
     set_inbox(inbox, result);
     try {
         co_await store_.record(std::move(inbox));
     } catch (const std::exception& e) {
         failed(result, e, req.request_id);
+    }
+    co_return result;
+}
+
+boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner, WebhookRequest req) {
+    IngestResult result;
+    result.partner_id = partner.id;
+    try {
+        InboxRecord inbox;
+        inbox.partner_id = partner.id;
+        inbox.request_id = req.request_id;
+        inbox.headers_json = req.headers_json;
+        inbox.body = req.body;
+        if (auto seen = co_await ids_->replayed(req.webhook_id, std::move(inbox))) {
+            result.kind = Kind::replayed;
+            result.replayed_status = seen->http_status;
+            result.replayed_answer = std::move(seen->answer);
+            co_return result;
+        }
+    } catch (const std::exception& e) {
+        failed(result, e, req.request_id);
+        co_return result;
+    }
+    result = co_await process(std::move(partner), std::move(req.body), req.request_id, std::move(req.headers_json), "");
+    // A final answer is remembered; after a 503 (or a 500) the platform's retry must run again.
+    const unsigned status = result.http_status();
+    if (status >= 500 || status == 429) co_return result;
+    // Named first: GCC 12 destroys temporaries of a co_await full-expression twice.
+    RememberedAnswer answer{status, boost::json::serialize(answer_body(result))};
+    std::string partner_id = result.partner_id;
+    try {
+        co_await ids_->remember(std::move(partner_id), req.webhook_id, std::move(answer));
+    } catch (const std::exception& e) {
+        // Stored and answered; only this id's replay protection is missing.
+        common::log::warn("webhook id not remembered", {{"request_id", req.request_id}, {"error", e.what()}});
     }
     co_return result;
 }

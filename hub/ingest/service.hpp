@@ -7,7 +7,8 @@
 //   - The rate limit is checked before any work and any write: a flood costs a hash lookup, not a database row
 //     (so rate_limited requests are not in the inbox; the platform sends them again).
 //   - A signing partner's request is checked on the raw body before it is parsed; a refusal is recorded in the
-//     inbox with the reason (signature_*), and answered unauthorized whatever the reason.
+//     inbox with the reason (signature_*) and the first kRefusedBodyPrefix bytes of its body (with the whole
+//     body's size), and answered unauthorized whatever the reason.
 //   - Every request that reaches a known key past the limiter is recorded in the inbox: refused ones (bad JSON,
 //     validation) alone, stored ones with their order.
 //   - A store that is unavailable gives unavailable; any other failure gives error (logged with the request id).
@@ -24,6 +25,10 @@
 namespace hub::ingest {
 
 class OrderSink;
+class WebhookIdLog;
+
+/// What the inbox keeps of the body of a request refused for its signature (anyone may send those).
+inline constexpr std::size_t kRefusedBodyPrefix = 4096;
 
 /// One webhook request as the service needs it, free of HTTP.
 struct WebhookRequest {
@@ -57,7 +62,11 @@ public:
     /// The per-partner limiter (its refusal counts feed /metrics).
     const RateLimiter& limiter() const { return limiter_; }
 
-    /// Finds the partner, applies its rate and signature, then process().
+    /// Answers a signed request whose webhook-id was answered before with that answer (hub/ingest/webhook_ids.hpp);
+    /// `ids` must outlive the service.
+    void guard_replays(WebhookIdLog& ids) { ids_ = &ids; }
+
+    /// Finds the partner, applies its rate and signature (and webhook-id), then process().
     boost::asio::awaitable<IngestResult> receive(WebhookRequest req);
 
     /// Validates and stores one request body of `partner` with today's rules and records it in the inbox (with
@@ -68,6 +77,8 @@ public:
 private:
     boost::asio::awaitable<IngestResult> refuse_signature(std::string partner_id, WebhookRequest req,
                                                           std::string_view problem);
+    /// process() for a request with a valid signature, once per webhook-id.
+    boost::asio::awaitable<IngestResult> process_once(Partner partner, WebhookRequest req);
 
     PartnerLookup& partners_;
     OrderSink& store_;
@@ -75,6 +86,7 @@ private:
     RateLimiter limiter_;
     RateLimit rate_defaults_;
     bool limiting_ = false;
+    WebhookIdLog* ids_ = nullptr;
 };
 
 }  // namespace hub::ingest

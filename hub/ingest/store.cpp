@@ -50,14 +50,8 @@ std::string make_entry(const std::string& partner_id, const std::optional<Valida
     // The raw body, whatever its bytes, travels in the statement's binary parameter (store_bulk adds its offset):
     // as base64 inside the array it was most of the text PostgreSQL's JSON parser reads character by character.
     e["bl"] = r.body.size();
+    if (r.body_size != 0) e["bs"] = r.body_size;
     return boost::json::serialize(e);
-}
-
-std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
-    auto row = tx.exec_prepared1(db::kInsertInbox, r.partner_id, r.request_id, r.event, r.external_id, r.order_id,
-                                 r.headers_json, pqxx::binarystring(r.body.data(), r.body.size()),
-                                 static_cast<int>(r.http_status), r.outcome, r.error_code, r.replay_of, r.branch_id);
-    return row[0].as<std::string>();
 }
 
 /// Fills the inbox row's answer from the outcome table.
@@ -256,6 +250,14 @@ void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutco
 }
 
 }  // namespace
+
+std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
+    auto row = tx.exec_prepared1(db::kInsertInbox, r.partner_id, r.request_id, r.event, r.external_id, r.order_id,
+                                 r.headers_json, pqxx::binarystring(r.body.data(), r.body.size()),
+                                 static_cast<int>(r.http_status), r.outcome, r.error_code, r.replay_of, r.branch_id,
+                                 static_cast<long long>(r.body_size));
+    return row[0].as<std::string>();
+}
 
 struct OrderStore::Impl {
     Impl(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent)

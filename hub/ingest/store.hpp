@@ -12,23 +12,31 @@ namespace common::db {
 class Pool;
 }
 
+namespace pqxx {
+class transaction_base;
+}
+
 namespace hub::ingest {
 
 /// What the inbox keeps of one webhook request.
 struct InboxRecord {
     std::string partner_id;
     std::string request_id;
-    std::string event;         ///< empty when unknown
-    std::string external_id;   ///< payload.id or payload.order_id, when known
-    std::string order_id;      ///< the hub order, when known
-    std::string branch_id;     ///< the envelope's branch_id, when known
-    std::string headers_json;  ///< selected headers as a JSON object
-    std::string body;          ///< raw bytes as received
+    std::string event;          ///< empty when unknown
+    std::string external_id;    ///< payload.id or payload.order_id, when known
+    std::string order_id;       ///< the hub order, when known
+    std::string branch_id;      ///< the envelope's branch_id, when known
+    std::string headers_json;   ///< selected headers as a JSON object
+    std::string body;           ///< raw bytes as received, or their first bytes (body_size)
+    std::size_t body_size = 0;  ///< the whole body's size when `body` holds only a prefix; 0: `body` is whole
     unsigned http_status = 0;
     std::string outcome;  ///< stored, duplicate, conflict, rejected, ...
     std::string error_code;
     std::string replay_of;  ///< inbox id re-run by `events replay`, or empty
 };
+
+/// Inserts one inbox row in `tx`; returns its id.
+std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r);
 
 /// The outcome of storing a webhook.
 struct StoreOutcome {

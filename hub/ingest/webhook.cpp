@@ -38,8 +38,10 @@ std::string_view static_event(std::string_view event) {
 Response render(const IngestResult& result) {
     const OutcomeRow& row = result.row();
     const boost::json::object body = answer_body(result);
-    Response r = row.http_status < 300 ? common::http::json_response(row.http_status, body)
-                                       : common::http::render(error_of(result), &body);
+    // A replay's remembered answer is final (no Retry-After): sent as it was.
+    Response r = row.http_status < 300 || result.kind == Kind::replayed
+                     ? common::http::json_response(result.http_status(), body)
+                     : common::http::render(error_of(result), &body);
     if (result.kind == Kind::method_not_allowed) r.headers.emplace_back("Allow", "POST");
     r.log.set("partner", result.partner_id);
     r.log.set("event", std::string(static_event(result.event)));

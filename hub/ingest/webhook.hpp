@@ -25,6 +25,9 @@ public:
     /// The per-partner limiter (its refusal counts feed /metrics).
     const RateLimiter& limiter() const { return service_.limiter(); }
 
+    /// Answers replayed webhook-ids from `ids` (IngestService::guard_replays).
+    void guard_replays(WebhookIdLog& ids) { service_.guard_replays(ids); }
+
     /// Answers one webhook request; the answer's `note` says partner, event, outcome and order ids for the
     /// access log and the metrics.
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);

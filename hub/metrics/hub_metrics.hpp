@@ -37,11 +37,11 @@ public:
 
     /// The fixed label sets (exposed for tests).
     static constexpr std::array<std::string_view, 3> kEvents = {"order_created", "order_updated", "other"};
-    static constexpr std::array<std::string_view, 16> kOutcomes = {
+    static constexpr std::array<std::string_view, 17> kOutcomes = {
         "created",     "duplicate",       "conflict",           "unknown_branch", "appended",
         "repeated",    "order_not_found", "branch_mismatch",    "invalid",        "unauthorized",
         "unknown_key", "rate_limited",    "method_not_allowed", "unavailable",    "error",
-        "refused"};
+        "refused",     "replayed"};
     static constexpr std::array<std::string_view, 5> kRoutes = {"webhooks", "healthz", "readyz", "metrics", "other"};
     static constexpr std::array<std::string_view, 7> kAttemptResults = {
         "delivered", "rejected", "unauthorized", "retry", "logged_in", "login_failed", "other"};

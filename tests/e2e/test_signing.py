@@ -158,6 +158,40 @@ eq(psql(url, "SELECT count(*) FROM hub.orders"), "2", "... and stores nothing")
 status, answer = post(plain["path"], order("P-1"), {})
 eq(status, 200, f"unsigned partner: 200 ({answer})")
 
+# A request refused for its signature keeps only a prefix of its body (4 KiB) and its full size: anyone can send
+# them, up to the body limit each (issue 20, finding 5).
+big = order("BIG-1").replace('"note": ""', '"note": "' + "x" * 200_000 + '"')
+eq(post(signed["path"], big, {})[0], 401, "a large unsigned request: 401")
+last_refusal = "(SELECT max(id) FROM hub.inbox WHERE http_status = 401)"
+eq(psql(url, f"SELECT octet_length(body) FROM hub.inbox WHERE id = {last_refusal}"), "4096",
+   "inbox: a refused request keeps a 4 KiB prefix of its body")
+eq(psql(url, f"SELECT body_size FROM hub.inbox WHERE id = {last_refusal}"), str(len(big.encode())),
+   "inbox: ... and its full size")
+eq(psql(url, "SELECT count(*) FROM hub.inbox WHERE body_size IS NOT NULL"), "1",
+   "inbox: whole bodies have no separate size")
+
+# A signed request sent again with the same webhook-id within the window is answered like an exact repeat, by this
+# hub or another on the same database; nothing new is stored, and one inbox row marks the replay (finding 14).
+inbox_count = f"SELECT count(*) FROM hub.inbox WHERE partner_id = '{signed['id']}'"
+for label, body in (("an accepted request", order("RP-1")), ("a refused request", order("RP-2").replace("B-1", "B-9"))):
+    headers = lib_sign(signed_request(body))
+    first = post(signed["path"], body, headers)
+    orders_before = psql(url, "SELECT count(*) FROM hub.orders")
+    inbox_before = int(psql(url, inbox_count))
+    other_hub = Service(HUB, "--role", "api", env=env)
+    try:
+        for n in range(3):
+            again = post(signed["path"], body, headers)
+            eq(again, first, f"{label}, replay {n + 1}: the first answer")
+        status, _, answer = other_hub.request("POST", signed["path"], body.encode(), headers)
+        eq((status, answer), first, f"{label}, replayed to another hub: the first answer")
+    finally:
+        other_hub.stop()
+    eq(psql(url, "SELECT count(*) FROM hub.orders"), orders_before, f"{label}: replays store no order")
+    eq(int(psql(url, inbox_count)), inbox_before + 1, f"{label}: one inbox row for all the replays")
+    eq(psql(url, f"SELECT count(*) FROM hub.inbox WHERE outcome = 'replay' AND headers->>'webhook-id' = "
+                 f"'{headers['webhook-id']}'"), "1", f"{label}: ... marked replay")
+
 # Rotation: the new secret works at once, the old one during the grace period.
 r = run(HUB, "partner", "rotate-secret", signed["id"], "--json", env=env)
 eq(r.returncode, 0, f"rotate-secret: {r.stderr}")

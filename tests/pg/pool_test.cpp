@@ -126,3 +126,50 @@ TEST_CASE("pool: reconnects after the server restarts", "[pool][restart]") {
     CHECK(failures <= 2);
     CHECK(pool.stats().reconnects >= 2);
 }
+
+TEST_CASE("pool: a statement past the statement time-out is cancelled and reported as Unavailable", "[pool]") {
+    tests::TempDatabase db;
+    common::db::Pool pool(
+        {.url = db.url(), .workers = 1, .on_connect = {}, .statement_timeout = std::chrono::milliseconds(200)});
+    CHECK(pool.run_sync([](pqxx::connection& c) {
+        return pqxx::nontransaction(c).exec1("SHOW statement_timeout")[0].as<std::string>();
+    }) == "200ms");
+    std::exception_ptr error;
+    try {
+        pool.run_sync([](pqxx::connection& c) { pqxx::nontransaction(c).exec("SELECT pg_sleep(30)"); });
+    } catch (...) {
+        error = std::current_exception();
+    }
+    REQUIRE(error);
+    CHECK(common::db::is_unavailable(error));  // an overloaded database: 503, retry later
+}
+
+TEST_CASE("pool: a job that waited in the queue past the queue time-out fails without running", "[pool]") {
+    tests::TempDatabase db;
+    common::db::Pool pool(
+        {.url = db.url(), .workers = 1, .on_connect = {}, .queue_timeout = std::chrono::milliseconds(100)});
+    std::atomic<bool> second_ran{false};
+    std::exception_ptr second_error;
+    std::mutex m;
+    std::condition_variable cv;
+    int finished = 0;
+    // The first job holds the only worker for 500 ms: the second waits longer than its 100 ms in the queue.
+    pool.enqueue([&](pqxx::connection* c, std::exception_ptr) {
+        if (c != nullptr) pqxx::nontransaction(*c).exec("SELECT pg_sleep(0.5)");
+        std::lock_guard lock(m);
+        ++finished;
+        cv.notify_all();
+    });
+    pool.enqueue([&](pqxx::connection* c, std::exception_ptr ep) {
+        second_ran = c != nullptr;
+        std::lock_guard lock(m);
+        second_error = ep;
+        ++finished;
+        cv.notify_all();
+    });
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return finished == 2; });
+    CHECK_FALSE(second_ran.load());
+    REQUIRE(second_error);
+    CHECK(common::db::is_unavailable(second_error));
+}

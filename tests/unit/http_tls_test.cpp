@@ -1,6 +1,7 @@
 // The TLS side of common::http::Server (protocol versions, ciphers, limits over TLS, certificate reload) and the
 // --tls-cert / --tls-key options of common::app::service_config.
 #include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <boost/asio/connect.hpp>
@@ -226,6 +227,46 @@ TEST_CASE("tls server: the limits answer over TLS as over plain HTTP", "[http]")
         CHECK(out.find("HTTP/1.1") == std::string::npos);
         CHECK(http_test::eventually([&] { return srv.server.connections() == 0; }));
     }
+}
+
+TEST_CASE("tls server: a connection over max-connections is closed before any handshake", "[http]") {
+    const auto& certs = Certs::get();
+    Loop loop;
+    common::http::Limits limits;
+    limits.max_connections = 1;
+    TestServer srv(loop, ok, limits, certs.server());
+    Probe first(srv.server.port(), TLS1_3_VERSION);
+    REQUIRE(first.handshake().empty());
+    REQUIRE(http_test::eventually([&] { return srv.server.connections() == 1; }));
+    // The server spends no handshake on it: the client sees the connection closed, not a 503 over TLS.
+    Probe over(srv.server.port(), TLS1_3_VERSION);
+    CHECK_FALSE(over.handshake().empty());
+    // The connection within the limit is unaffected.
+    auto answer = first.exchange("GET /still HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    CHECK_THAT(answer, Catch::StartsWith("HTTP/1.1 200") && Catch::EndsWith("ok /still"));
+}
+
+TEST_CASE("tls server: a handshake has its own deadline, shorter than the request time-out", "[http]") {
+    const auto& certs = Certs::get();
+    Loop loop;
+    common::http::Limits limits;
+    limits.request_timeout = std::chrono::minutes(5);  // longer than the HangGuard: only the handshake's closes
+    limits.handshake_timeout = std::chrono::milliseconds(200);
+    TestServer srv(loop, ok, limits, certs.server());
+    asio::io_context ioc;
+    tcp::socket s(ioc);
+    s.connect(local(srv.server.port()));
+    // Half a ClientHello, then nothing: the handshake stays in flight until its deadline closes it.
+    boost::system::error_code ec;
+    asio::write(s, asio::buffer(std::string("\x16\x03\x01\x02\x00\x01", 6)), ec);
+    // Waits (10 s at most, a bound against hangs) for the server to close its side; 0 bytes: closed.
+    pollfd p{s.native_handle(), POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 10'000) == 1);
+    char byte = 0;
+    const auto n = s.read_some(asio::buffer(&byte, 1), ec);
+    CHECK(n == 0);
+    CHECK(ec == asio::error::eof);
+    CHECK(http_test::eventually([&] { return srv.server.connections() == 0; }));
 }
 
 TEST_CASE("tls server: reload_tls swaps the certificate for new connections only", "[http]") {

@@ -3,6 +3,7 @@
 #include <boost/asio/use_future.hpp>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "hub/ingest/signature.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/webhook.hpp"
+#include "hub/ingest/webhook_ids.hpp"
 
 // The ingest service and its endpoint without sockets or a database: a partner lookup and a store that answer
 // what each case needs.
@@ -191,6 +193,82 @@ TEST_CASE("ingest: a signed request goes on to storage", "[ingest]") {
     CHECK(body_of(r) == boost::json::parse(R"({"order_id": "o-1", "status": "success"})"));
     CHECK(r.log.get("order_id") == "o-1");
     CHECK(r.log.get("external_id") == "A-1");
+}
+
+TEST_CASE("ingest: a signature refusal keeps a 4 KiB prefix of a larger body, and its size", "[ingest]") {
+    FakePartners partners;
+    partners.partner->signing = true;
+    partners.partner->signing_keys = {std::string(32, 'k')};
+    FakeStore store;
+    WebhookHandler handler(partners, store, [] { return std::int64_t{1'700'000'000}; });
+    const std::string big = std::string(kCreatedBody) + std::string(100'000, ' ');
+    CHECK(run(handler.handle(http_post(big), "k")).status == 401);
+    const std::string small(kCreatedBody);
+    CHECK(run(handler.handle(http_post(small), "k")).status == 401);
+    REQUIRE(store.recorded.size() == 2);
+    CHECK(store.recorded[0].body == big.substr(0, 4096));
+    CHECK(store.recorded[0].body_size == big.size());
+    CHECK(store.recorded[1].body == small);  // a body within the prefix is kept whole
+    CHECK(store.recorded[1].body_size == 0);
+}
+
+/// Webhook ids in memory, as WebhookIds keeps them in the database.
+struct FakeIds final : WebhookIdLog {
+    std::map<std::string, std::pair<RememberedAnswer, int>> seen;  // id -> answer, replays
+    std::vector<InboxRecord> recorded;
+    asio::awaitable<std::optional<RememberedAnswer>> replayed(std::string id, InboxRecord inbox) override {
+        auto it = seen.find(id);
+        if (it == seen.end()) co_return std::nullopt;
+        if (++it->second.second == 1) recorded.push_back(std::move(inbox));
+        co_return it->second.first;
+    }
+    asio::awaitable<void> remember(std::string /*partner*/, std::string id, RememberedAnswer answer) override {
+        seen.emplace(id, std::make_pair(std::move(answer), 0));
+        co_return;
+    }
+};
+
+TEST_CASE("ingest: a replayed webhook-id gets the first answer and stores nothing", "[ingest]") {
+    FakePartners partners;
+    const std::string key(32, 'k');
+    partners.partner->signing = true;
+    partners.partner->signing_keys = {key};
+    FakeStore store;
+    FakeIds ids;
+    WebhookHandler handler(partners, store, [] { return std::int64_t{1'700'000'000}; });
+    handler.guard_replays(ids);
+    auto signed_post = [&](std::string id, std::string body) {
+        auto req = http_post(std::move(body));
+        req.headers = {{"webhook-id", id},
+                       {"webhook-timestamp", "1700000000"},
+                       {"webhook-signature", sign_webhook(key, id, "1700000000", req.body)}};
+        return req;
+    };
+    const auto first = run(handler.handle(signed_post("msg_1", std::string(kCreatedBody)), "k"));
+    REQUIRE(first.status == 200);
+    for (int n = 0; n < 3; ++n) {
+        const auto again = run(handler.handle(signed_post("msg_1", std::string(kCreatedBody)), "k"));
+        CHECK(again.status == first.status);
+        CHECK(body_of(again) == body_of(first));
+        CHECK(again.note.outcome == "replayed");
+    }
+    CHECK(store.stored == 1);
+    CHECK(ids.recorded.size() == 1);  // the first replay only
+
+    SECTION("a refusal is remembered too, with its status") {
+        const auto refused = run(handler.handle(signed_post("msg_2", "{}"), "k"));
+        REQUIRE(refused.status == 422);
+        const auto again = run(handler.handle(signed_post("msg_2", "{}"), "k"));
+        CHECK(again.status == 422);
+        CHECK(body_of(again) == body_of(refused));
+    }
+    SECTION("a 503 is not remembered: the platform's retry runs again") {
+        store.down = true;
+        CHECK(run(handler.handle(signed_post("msg_3", std::string(kCreatedBody)), "k")).status == 503);
+        store.down = false;
+        CHECK(run(handler.handle(signed_post("msg_3", std::string(kCreatedBody)), "k")).status == 200);
+        CHECK(store.stored == 2);
+    }
 }
 
 TEST_CASE("ingest: a signature refusal whose record fails is 503", "[ingest]") {
