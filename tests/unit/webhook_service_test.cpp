@@ -250,7 +250,7 @@ TEST_CASE("ingest: a replayed webhook-id gets the first answer and stores nothin
         const auto again = run(handler.handle(signed_post("msg_1", std::string(kCreatedBody)), "k"));
         CHECK(again.status == first.status);
         CHECK(body_of(again) == body_of(first));
-        CHECK(again.note.outcome == "replayed");
+        CHECK(again.log.get("outcome") == "replayed");
     }
     CHECK(store.stored == 1);
     CHECK(ids.recorded.size() == 1);  // the first replay only
