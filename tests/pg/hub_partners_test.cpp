@@ -78,7 +78,7 @@ TEST_CASE("partners: a partner created after its key was missed works once the m
     CHECK(found->id == "late");
 }
 
-TEST_CASE("partners: lookups of keys never seen before are bounded; one key's lookups are shared", "[partners]") {
+TEST_CASE("partners: lookups of keys never seen before are bounded, and one key's lookups are shared", "[partners]") {
     HubDb h;
     add_partner(h, "real", "real-partner-key");
     asio::io_context ioc;
