@@ -161,7 +161,9 @@ provision orderhub_bench
 hub_url=$db_url
 # The benchmark measures capacity, not the per-partner rate limiter: it is raised out of the way.
 hub_flags=(--role api)
-if "$hub_bin" serve --help 2>&1 | grep -q -- '--rate-limit-per-second'; then
+# The help is read whole first: `grep -q` stops reading at its match, and under pipefail the writer's SIGPIPE would
+# read as "no such flag".
+if grep -q -- '--rate-limit-per-second' <<<"$("$hub_bin" serve --help 2>&1)"; then
   hub_flags+=(--rate-limit-per-second 1000000 --rate-limit-burst 1000000)
 fi
 log "starting orderhub serve ${hub_flags[*]} ${BENCH_HUB_ARGS:-}"
