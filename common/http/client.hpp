@@ -87,6 +87,9 @@ std::string_view to_string(ClientFailure failure);
 /// nullopt when the URL cannot be used.
 std::optional<std::string> origin(std::string_view url);
 
+/// `base` without its trailing slashes, then `path` ("https://pos.example/" + "/api/orders").
+std::string join_url(std::string_view base, std::string_view path);
+
 /// An async HTTP/1.1 client with keep-alive pools per (scheme, host, port, ca_file), a bound on requests in
 /// flight per host that backs off while the host signals overload (further requests wait in order, each until its
 /// queue_timeout; a caller that cancels while waiting gives its place up), TLS 1.2+ with SNI and certificate and

@@ -30,6 +30,16 @@ std::string required(const common::config::ParsedArgs& args, const std::string& 
     return *v;
 }
 
+std::optional<std::string> secret_value(const common::config::ParsedArgs& args, const std::string& name) {
+    auto v = args.get(name);
+    if (!v) return std::nullopt;
+    if (*v != "-") return v;
+    std::string line;
+    if (!std::getline(std::cin, line))
+        throw common::cli::UserError("--" + name + " - expects the value on standard input");
+    return line;
+}
+
 std::function<int(const common::config::ParsedArgs&)> with_refusals(
     std::function<int(const common::config::ParsedArgs&)> run) {
     return [run = std::move(run)](const common::config::ParsedArgs& args) {

@@ -42,6 +42,9 @@ std::vector<common::config::OptionSpec> db_options(std::vector<common::config::O
 /// The value of a required option, or a UsageError naming it.
 std::string required(const common::config::ParsedArgs& args, const std::string& name);
 
+/// The value of a secret option; `-` reads one line from standard input (keeps it out of `ps` and history).
+std::optional<std::string> secret_value(const common::config::ParsedArgs& args, const std::string& name);
+
 /// `run` with the refusals of the operator rules (hub/admin/refusal.hpp) turned into the CLI's errors: invalid is
 /// bad usage (exit 2), not_found and conflict user errors (exit 1).
 std::function<int(const common::config::ParsedArgs&)> with_refusals(

@@ -1,5 +1,4 @@
 #include <boost/json.hpp>
-#include <iostream>
 #include <pqxx/pqxx>
 
 #include "hub/admin/admin.hpp"
@@ -13,16 +12,6 @@ namespace {
 using common::cli::UsageError;
 using common::cli::UserError;
 using common::config::ParsedArgs;
-
-/// The value of a secret option; `-` reads one line from standard input (keeps it out of `ps` and history).
-std::optional<std::string> secret_value(const ParsedArgs& args, const std::string& name) {
-    auto v = args.get(name);
-    if (!v) return std::nullopt;
-    if (*v != "-") return v;
-    std::string line;
-    if (!std::getline(std::cin, line)) throw UserError("--" + name + " - expects the value on standard input");
-    return line;
-}
 
 int pos_set(const ParsedArgs& args) {
     PosConnectionInput in;

@@ -35,9 +35,7 @@ void check_connection(const PosConnectionInput& in) {
         !in.environment.empty() && in.environment.size() <= 32 &&
         in.environment.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
     if (!environment_ok) throw Refusal(Refusal::Kind::invalid, "environment must be 1-32 of a-z 0-9 _ -");
-    auto url = boost::urls::parse_absolute_uri(in.base_url);
-    if (!url || (url->scheme() != "http" && url->scheme() != "https") || url->host().empty() || url->has_query() ||
-        url->has_fragment() || url->has_userinfo())
+    if (!usable_base_url(in.base_url))
         throw Refusal(Refusal::Kind::invalid,
                       "base_url must be an absolute http:// or https:// URL without user, query or fragment");
     if (!in.allow_insecure_http && insecure_base_url(in.base_url))
@@ -68,6 +66,12 @@ constexpr std::string_view kMappingColumns =
     "to_char(m.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS updated_at";
 
 }  // namespace
+
+bool usable_base_url(std::string_view base_url) {
+    auto url = boost::urls::parse_absolute_uri(base_url);
+    return url && (url->scheme() == "http" || url->scheme() == "https") && !url->host().empty() && !url->has_query() &&
+           !url->has_fragment() && !url->has_userinfo();
+}
 
 bool insecure_base_url(std::string_view base_url) {
     auto u = boost::urls::parse_absolute_uri(base_url);

@@ -40,6 +40,10 @@ struct PosConnectionInput {
     bool allow_insecure_http = false;  ///< accept http:// to a host that is not loopback
 };
 
+/// True when `base_url` is an absolute http:// or https:// URL with a host and without user, query or fragment: what
+/// a POS connection (and `pos verify`) may be pointed at.
+bool usable_base_url(std::string_view base_url);
+
 /// True when the POS at `base_url` would get the bearer token and the password in clear over a network: http:// (not
 /// https://) to a host that is not loopback. An unreadable URL counts as insecure.
 bool insecure_base_url(std::string_view base_url);

@@ -24,7 +24,7 @@ namespace hub::forward {
 namespace {
 
 namespace asio = boost::asio;
-using detail::join_url;
+using common::http::join_url;
 using detail::unix_us;
 
 const char* verdict_word(Verdict v) {

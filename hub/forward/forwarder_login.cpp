@@ -11,7 +11,7 @@
 namespace hub::forward {
 
 namespace asio = boost::asio;
-using detail::join_url;
+using common::http::join_url;
 using detail::unix_us;
 
 const Forwarder::CachedToken* Forwarder::cached_token(const PosConnection& c) const {

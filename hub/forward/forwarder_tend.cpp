@@ -15,7 +15,7 @@
 namespace hub::forward {
 
 namespace asio = boost::asio;
-using detail::join_url;
+using common::http::join_url;
 
 asio::awaitable<void> Forwarder::tend() {
     using Clock = std::chrono::steady_clock;

@@ -1,12 +1,13 @@
 #include "hub/verify/command.hpp"
 
 #include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
 #include <fstream>
 #include <iostream>
 
 #include "common/crypto/encoding.hpp"
 #include "common/crypto/random.hpp"
+#include "hub/admin/admin.hpp"
+#include "hub/admin/pos_rules.hpp"
 #include "hub/verify/runner.hpp"
 
 namespace hub::verify {
@@ -15,30 +16,14 @@ namespace {
 using common::cli::UsageError;
 using common::cli::UserError;
 using common::config::ParsedArgs;
-
-std::string required(const ParsedArgs& args, const std::string& name) {
-    auto v = args.get(name);
-    if (!v || v->empty()) throw UsageError("--" + name + " is required");
-    return *v;
-}
-
-/// The value of a secret option; `-` reads one line from standard input (keeps it out of `ps` and history).
-std::optional<std::string> secret_value(const ParsedArgs& args, const std::string& name) {
-    auto v = args.get(name);
-    if (!v) return std::nullopt;
-    if (*v != "-") return v;
-    std::string line;
-    if (!std::getline(std::cin, line)) throw UserError("--" + name + " - expects the value on standard input");
-    return line;
-}
+using hub::admin::required;
+using hub::admin::secret_value;
 
 Settings settings_of(const ParsedArgs& args) {
     Settings s;
     s.base_url = required(args, "base-url");
     // The same rule as `pos set`: what the forwarder can be pointed at.
-    auto url = boost::urls::parse_absolute_uri(s.base_url);
-    if (!url || (url->scheme() != "http" && url->scheme() != "https") || url->host().empty() || url->has_query() ||
-        url->has_fragment() || url->has_userinfo())
+    if (!admin::usable_base_url(s.base_url))
         throw UsageError("--base-url must be an absolute http:// or https:// URL without user, query or fragment");
     s.email = required(args, "email");
     if (args.get("password").value_or("") == "-" && args.get("other-brand-token").value_or("") == "-")

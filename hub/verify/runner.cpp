@@ -10,17 +10,10 @@ namespace {
 
 namespace asio = boost::asio;
 
-/// `base` and `path` joined as the forwarder joins them: trailing slashes of the base URL dropped.
-std::string join_url(const std::string& base, std::string_view path) {
-    std::string b = base;
-    while (!b.empty() && b.back() == '/') b.pop_back();
-    return b + std::string(path);
-}
-
 asio::awaitable<Answer> send(common::http::Client& client, const Settings& settings, const RunOptions& options,
                              Request request) {
     common::http::ClientRequest req;
-    req.url = join_url(settings.base_url, request.path);
+    req.url = common::http::join_url(settings.base_url, request.path);
     req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
     if (request.authorization) req.headers.emplace_back("Authorization", *request.authorization);
     req.body = std::move(request.body);

@@ -86,6 +86,13 @@ bool is_field_value(std::string_view s) {
 
 }  // namespace detail
 
+std::string join_url(std::string_view base, std::string_view path) {
+    while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+    std::string url(base);
+    url += path;
+    return url;
+}
+
 std::optional<std::string> origin(std::string_view url) {
     std::string error;
     const auto t = detail::parse_target(url, error);
