@@ -20,7 +20,7 @@ struct Request {
     std::string path;    ///< "/webhooks/abc"
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    std::string request_id;  ///< generated per request, echoed in X-Request-Id
+    std::string request_id;  ///< the caller's valid X-Request-Id or traceparent trace-id, else generated; echoed
     std::string remote;      ///< peer address
 
     /// The first header with this name (case-insensitive).

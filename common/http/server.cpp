@@ -313,11 +313,18 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     template <class C>
     static Request request_line(C& c, const bhttp::request_parser<bhttp::string_body>& parser) {
         Request meta;
-        meta.request_id = new_request_id();
         boost::system::error_code rec;
         auto ep = c.socket().remote_endpoint(rec);
         if (!rec) meta.remote = ep.address().to_string();
         const auto& h = parser.get();
+        // The caller's id when it sent a usable one (X-Request-Id, else a traceparent's trace-id): one id from the
+        // platform's request to the POS's log.
+        auto field = [&h](std::string_view name) -> std::optional<std::string_view> {
+            auto it = h.find(name);
+            if (it == h.end()) return std::nullopt;
+            return std::string_view(it->value().data(), it->value().size());
+        };
+        meta.request_id = incoming_request_id(field("X-Request-Id"), field("traceparent"));
         meta.method = std::string(h.method_string());
         meta.target = std::string(h.target());
         meta.path = meta.target.substr(0, meta.target.find('?'));

@@ -25,7 +25,7 @@ int show(const ParsedArgs& args) {
             ", o.customer_name, o.customer_phone, o.customer_address, o.car_color, o.car_plate_number, "
             "o.car_plate_letters, o.car_brand, o.delivery_status, " +
             iso_utc("o.event_time") + ", " + iso_utc("o.created_at") +
-            ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") +
+            ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") + ", o.request_id" +
             " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
             "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
         id);
@@ -59,6 +59,7 @@ int show(const ParsedArgs& args) {
         {"delivery_status", r[21].c_str()},
         {"event_time", r[22].c_str()},
         {"created_at", r[23].c_str()},
+        {"request_id", nullable(r[29])},
         {"forwarding",
          {{"state", nullable(r[24])},
           {"attempts", r[25].is_null() ? 0 : r[25].as<int>()},

@@ -24,7 +24,7 @@ WITH x AS MATERIALIZED (
              st int, oc text, ec text, ro text, bs int)
 ),
 c AS MATERIALIZED (
-    SELECT x.i, x.id, x.p, x.h, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
+    SELECT x.i, x.id, x.p, x.h, x.rq, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
            b.schedule_lead_minutes AS lead,
            CASE WHEN (x.d->>'event_time_has_offset')::boolean THEN (x.d->>'event_time')::timestamptz
                 ELSE (x.d->>'event_time')::timestamp AT TIME ZONE pa.time_zone END AS event_time,
@@ -42,13 +42,13 @@ ins AS (
     INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
                             payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
                             schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
-                            customer_name, customer_phone, customer_address, status_time)
+                            customer_name, customer_phone, customer_address, status_time, request_id)
     SELECT id, p, ext, branch_id, brand_id, h, event_time,
            j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
            (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean, schedule_date,
            j->'car_data'->>'color', j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters',
            j->'car_data'->>'car_brand', j->'customer'->>'name', j->'customer'->>'phone',
-           j->'customer'->>'address', event_time
+           j->'customer'->>'address', event_time, rq
     FROM f ORDER BY p, ext
     ON CONFLICT (partner_id, external_id) DO NOTHING
     RETURNING id

@@ -147,7 +147,7 @@ SELECT o.id AS order_id, cl.attempts AS attempt, coalesce(b.pos_branch_id, b.id)
        p.label AS partner_label, o.external_id, o.note, (o.subtotal * 1000)::bigint AS subtotal,
        (o.tax * 1000)::bigint AS tax, (o.total * 1000)::bigint AS total, b.auto_accept, o.customer_name,
        o.customer_phone, o.delivery_status, c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file,
-       c.environment, extract(epoch FROM o.created_at)::float8 AS stored_at, o.is_schedule,
+       c.environment, extract(epoch FROM o.created_at)::float8 AS stored_at, o.is_schedule, o.request_id,
        (SELECT json_agg(json_build_array(
                    i.item_id, i.quantity, (i.price * 1000)::bigint, i.note, mi.pos_id,
                    (SELECT coalesce(json_agg(json_build_array(x.option_id, (x.price * 1000)::bigint, x.quantity,
@@ -197,11 +197,11 @@ WITH r AS (
     RETURNING j.order_id, o.branch_id, o.partner_id, r.status, r.source, r.actor, r.detail
 ), attempts AS (
     INSERT INTO hub.pos_delivery_attempts (attempted_at, order_id, attempt, url, http_status, latency_ms, outcome,
-                                           error, response_excerpt, forwarder)
+                                           error, response_excerpt, forwarder, request_id)
     SELECT CASE WHEN a.started_us > 0 THEN 'epoch'::timestamptz + a.started_us * interval '1 microsecond'
                 ELSE now() END,
            a.order_id, a.attempt, a.url, NULLIF(a.http_status, 0), a.latency_ms, a.outcome, NULLIF(a.error, ''),
-           NULLIF(a.response_excerpt, ''), $1
+           NULLIF(a.response_excerpt, ''), $1, (SELECT o.request_id FROM hub.orders o WHERE o.id = a.order_id)
     FROM json_to_recordset($3::json) AS a(order_id text, attempt int, url text, http_status int, latency_ms int,
                                           outcome text, error text, response_excerpt text, retrying boolean,
                                           started_us bigint)
@@ -218,9 +218,10 @@ SELECT order_id FROM done)"};
 /// $10 start of the exchange, Unix µs (0: now)
 inline constexpr Statement kInsertAttempt{"insert_attempt", R"(
 INSERT INTO hub.pos_delivery_attempts (attempted_at, order_id, attempt, url, http_status, latency_ms, outcome, error,
-                                       response_excerpt, forwarder)
+                                       response_excerpt, forwarder, request_id)
 VALUES (CASE WHEN $10::bigint > 0 THEN 'epoch'::timestamptz + $10::bigint * interval '1 microsecond' ELSE now() END,
-        $1, $2, $3, NULLIF($4, 0), $5, $6, NULLIF($7, ''), NULLIF($8, ''), $9))"};
+        $1, $2, $3, NULLIF($4, 0), $5, $6, NULLIF($7, ''), NULLIF($8, ''), $9,
+        (SELECT o.request_id FROM hub.orders o WHERE o.id = $1)))"};
 
 /// $1 order $2 branch $3 partner $4 status $5 source $6 actor $7 detail: a hub, pos or operator status row.
 inline constexpr Statement kInsertStatusRow{"insert_status_row", R"(

@@ -25,6 +25,7 @@ namespace {
 
 namespace asio = boost::asio;
 using common::http::join_url;
+using detail::add_trace_headers;
 using detail::unix_us;
 
 const char* verdict_word(Verdict v) {
@@ -298,6 +299,7 @@ asio::awaitable<Classified> Forwarder::send_order(Delivery& d, const std::string
     req.url = join_url(c.base_url, "/api/orders");
     req.headers = {
         {"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}, {"Accept", "application/json"}};
+    add_trace_headers(req, d.job.request_id);
     req.body = body;
     req.ca_file = c.ca_file;
     AttemptRecord a;
@@ -412,6 +414,7 @@ void Forwarder::log_result(const Delivery& d, const JobResult& r) {
             "forward attempt",
             {{"forwarder", options_.id},
              {"order_id", r.order_id},
+             {"request_id", job.request_id},
              {"external_id", job.source.external_id},
              {"partner_label", job.source.partner_label},
              {"attempt", exchange++},
@@ -428,6 +431,7 @@ void Forwarder::log_result(const Delivery& d, const JobResult& r) {
     const auto& last = r.attempts.empty() ? AttemptRecord{} : r.attempts.back();
     common::log::info("forward", {{"forwarder", options_.id},
                                   {"order_id", r.order_id},
+                                  {"request_id", job.request_id},
                                   {"external_id", job.source.external_id},
                                   {"partner_label", job.source.partner_label},
                                   {"pos_branch_id", job.source.pos_branch_id},

@@ -12,6 +12,7 @@ namespace hub::forward {
 
 namespace asio = boost::asio;
 using common::http::join_url;
+using detail::add_trace_headers;
 using detail::unix_us;
 
 const Forwarder::CachedToken* Forwarder::cached_token(const PosConnection& c) const {
@@ -55,6 +56,7 @@ asio::awaitable<LoginAnswer> Forwarder::login(Delivery& d, JobResult& r) {
         common::http::ClientRequest req;
         req.url = a.url;
         req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+        add_trace_headers(req, d.job.request_id);
         req.body = boost::json::serialize(boost::json::object{{"email", c.email}, {"password", *password}});
         req.ca_file = c.ca_file;
         auto res = co_await client_.send(std::move(req));

@@ -88,6 +88,7 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
                                          text_or_empty(r["ca_file"])};
         j.stored_at = r["stored_at"].as<double>();
         j.scheduled = r["is_schedule"].as<bool>();
+        j.request_id = text_or_empty(r["request_id"]);
         if (const auto lines = r["lines"]; !lines.is_null())
             read_lines(std::string_view(lines.c_str(), lines.size()), s);
         jobs.push_back(std::move(j));

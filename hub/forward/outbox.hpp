@@ -35,6 +35,7 @@ struct ClaimedJob {
     std::string delivery_status;
     double stored_at = 0;    ///< the order's storage, Unix seconds (forwarding latency)
     bool scheduled = false;  ///< a scheduled order (its wait is on purpose)
+    std::string request_id;  ///< the platform request's id that created the order (sent to the POS), or empty
     PosSource source;
     std::optional<PosConnection> connection;
 };

@@ -13,8 +13,8 @@ using common::http::Request;
 using common::http::Response;
 
 // Headers worth keeping with the raw body: enough to replay and to trace, never credentials.
-constexpr std::string_view kKeptHeaders[] = {"content-type",      "user-agent",   "webhook-id",
-                                             "webhook-timestamp", "x-request-id", "x-forwarded-for"};
+constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent",  "webhook-id",     "webhook-timestamp",
+                                             "x-request-id", "traceparent", "x-forwarded-for"};
 
 std::string kept_headers(const Request& req) {
     boost::json::object o;

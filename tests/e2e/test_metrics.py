@@ -218,8 +218,16 @@ import yaml  # noqa: E402 - python3-yaml, installed by deploy/install-deps.sh
 doc = yaml.safe_load(rules_text)
 alerts = {r["alert"]: r for g in doc["groups"] for r in g["rules"]}
 for name in ("OrderHubJobsDead", "OrderHubJobsAuthFailed", "OrderHubOldestPendingJobOld", "OrderHubHigh5xxRatio",
-             "OrderHubNotReady"):
+             "OrderHubNotReady", "OrderHubOrdersRejected"):
     check(name in alerts and alerts[name].get("expr"), f"alert {name} defined with an expression")
+# Orders the POS rejected: a series the forwarder really counts (state="rejected"), with the operator's next steps.
+rejected = alerts.get("OrderHubOrdersRejected", {})
+check(re.search(r'orderhub_forward_claims_finished_total\{state="rejected"\}', rejected.get("expr", "")),
+      f"the rejected-orders alert counts rejected claims ({rejected.get('expr')})")
+check(("orderhub_forward_claims_finished_total", frozenset({("state", "rejected")})) in after,
+      "/metrics exposes the rejected claims' series")
+check("order resend" in rejected.get("annotations", {}).get("description", ""),
+      "the rejected-orders alert says what to do")
 scrape_doc = yaml.safe_load(open(os.path.join(SOURCE, "deploy", "prometheus", "prometheus.yml")).read())
 check("alerts.yml" in json.dumps(scrape_doc.get("rule_files")), "the scrape example loads alerts.yml")
 
