@@ -6,6 +6,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/app/serve_options.hpp"
 #include "hub/dashboard/api.hpp"
 #include "hub/dashboard/feed.hpp"
 #include "hub/dashboard/queries.hpp"
@@ -54,58 +55,14 @@ int serve(const common::config::ParsedArgs& args) {
     const bool api = role != "forwarder";
     const bool forwarding = role != "api";
     const auto admin_listen = admin_address(args);
-    std::string error;
-    auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
-        auto v = common::config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
-        if (!v) throw common::cli::UserError(error);
-        return *v;
-    };
-    forward::ForwarderOptions fopts;
     // Signing secrets (api) and POS credentials (forwarder) are sealed: a clear error now rather than refusals later.
     std::optional<common::crypto::SecretBox> box = forward::secret_box(args);
-    if (forwarding) {
-        fopts.id = forward::new_forwarder_id();
-        fopts.environment = args.get("pos-environment").value_or("production");
-        fopts.database_url = cfg.database_url;
-        fopts.max_in_flight = number("forward-concurrency", 1, 10'000);
-        fopts.per_host = number("forward-per-host", 1, 1'000);
-        fopts.client.max_connections_per_host = fopts.per_host;
-        fopts.client.read_timeout = std::chrono::milliseconds(number("forward-timeout-ms", 100, 120'000));
-        fopts.client.connect_timeout = std::chrono::milliseconds(number("forward-connect-timeout-ms", 100, 60'000));
-        // The forwarder never waits long for a host's slot: it claims only what the host has room for.
-        fopts.client.queue_timeout = std::chrono::milliseconds(1000);
-        fopts.lease = std::chrono::seconds(number("forward-lease-seconds", 5, 3600));
-        const auto longest = std::chrono::ceil<std::chrono::seconds>(forward::longest_exchange(fopts.client));
-        if (fopts.lease <= longest)
-            throw common::cli::UserError("--forward-lease-seconds must be above " + std::to_string(longest.count()) +
-                                         ", the longest one POS exchange can take with these time-outs (a job is "
-                                         "never sent on a lease that could end during the exchange)");
-        fopts.breaker.failures_to_open = static_cast<int>(number("forward-breaker-failures", 1, 1'000));
-        fopts.breaker.first_probe = std::chrono::milliseconds(number("forward-breaker-probe-ms", 100, 3'600'000));
-        fopts.breaker.max_probe = std::chrono::milliseconds(number("forward-breaker-probe-max-ms", 100, 3'600'000));
-        if (fopts.breaker.max_probe < fopts.breaker.first_probe)
-            throw common::cli::UserError("--forward-breaker-probe-max-ms must not be below --forward-breaker-probe-ms");
-        auto give_up =
-            common::config::parse_duration(args.get("forward-give-up-after").value_or(""), std::chrono::seconds(1),
-                                           std::chrono::hours(24 * 30), "--forward-give-up-after", error);
-        if (!give_up) throw common::cli::UserError(error);
-        fopts.give_up = *give_up;
-    }
+    forward::ForwarderOptions fopts;
+    if (forwarding) fopts = forwarder_options(args, cfg.database_url);
 
     metrics::HubMetrics hub_metrics;
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
-    const std::chrono::milliseconds statement_timeout(number("db-statement-timeout-ms", 100, 3'600'000));
-    const std::chrono::milliseconds queue_timeout(number("db-queue-timeout-ms", 100, 600'000));
-    common::db::Pool pool({.url = cfg.database_url,
-                           .workers = cfg.db_workers,
-                           .on_connect =
-                               [](pqxx::connection_base& c) {
-                                   db::prepare_serving(c);
-                                   dashboard::prepare_dashboard(c);
-                               },
-                           .queue_wait = &hub_metrics.pool_wait(),
-                           .statement_timeout = statement_timeout,
-                           .queue_timeout = queue_timeout});
+    common::db::Pool pool(pool_options(args, cfg.database_url, cfg.db_workers, hub_metrics.pool_wait()));
     // Group commit: up to 256 requests per statement, at most two batches at once (one runs while the other
     // waits for its commit: fewer, larger batches cost PostgreSQL less per order than more concurrent ones,
     // tests/load/ingest-bench.sh), leaving the other workers free for lookups, readiness and the forwarder.
@@ -114,8 +71,8 @@ int serve(const common::config::ParsedArgs& args) {
     ingest::WebhookHandler webhooks(partners, store);
     ingest::WebhookIds webhook_ids(pool);
     webhooks.guard_replays(webhook_ids);
-    webhooks.limit_rate({static_cast<double>(number("rate-limit-per-second", 1, 1'000'000)),
-                         static_cast<double>(number("rate-limit-burst", 1, 1'000'000))});
+    webhooks.limit_rate({static_cast<double>(flag_number(args, "rate-limit-per-second", 1, 1'000'000)),
+                         static_cast<double>(flag_number(args, "rate-limit-burst", 1, 1'000'000))});
     dashboard::EventFeed feed(ioc, pool);
     // Reached over HTTPS (own TLS, or a proxy's: an https:// public URL): Secure cookies and HSTS.
     const bool https = cfg.tls.has_value() || hub::http::https_url(args.get("public-url").value_or(""));
@@ -196,49 +153,6 @@ common::cli::Command serve_command() {
                        .help = "which POS connections (`pos set --environment`) this hub delivers to",
                        .placeholder = "ENV",
                        .default_value = "production"});
-    options.push_back({.name = "forward-concurrency",
-                       .env = "ORDERHUB_FORWARD_CONCURRENCY",
-                       .help = "deliveries to POS systems at once, all hosts together",
-                       .placeholder = "N",
-                       .default_value = "512"});
-    options.push_back({.name = "forward-per-host",
-                       .env = "ORDERHUB_FORWARD_PER_HOST",
-                       .help = "deliveries at once to one POS host (scheme, host, port) at most, its bulkhead; "
-                               "halved while it answers 429 or 503 or times out, then raised again",
-                       .placeholder = "N",
-                       .default_value = "64"});
-    options.push_back({.name = "forward-timeout-ms",
-                       .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
-                       .help = "how long to wait for a POS answer",
-                       .placeholder = "MS",
-                       .default_value = "15000"});
-    options.push_back({.name = "forward-connect-timeout-ms",
-                       .env = "ORDERHUB_FORWARD_CONNECT_TIMEOUT_MS",
-                       .help = "how long to wait for a POS connection (name resolution and TCP connect)",
-                       .placeholder = "MS",
-                       .default_value = "5000"});
-    options.push_back({.name = "forward-breaker-failures",
-                       .env = "ORDERHUB_FORWARD_BREAKER_FAILURES",
-                       .help = "consecutive failures (refused, time-out, 502, 503, 504) that open a POS host's "
-                               "circuit breaker: nothing more is sent there but one probe at a time",
-                       .placeholder = "N",
-                       .default_value = "5"});
-    options.push_back({.name = "forward-breaker-probe-ms",
-                       .env = "ORDERHUB_FORWARD_BREAKER_PROBE_MS",
-                       .help = "from a breaker's opening to its first probe delivery; doubles after each failed probe",
-                       .placeholder = "MS",
-                       .default_value = "5000"});
-    options.push_back({.name = "forward-breaker-probe-max-ms",
-                       .env = "ORDERHUB_FORWARD_BREAKER_PROBE_MAX_MS",
-                       .help = "the longest wait between two probes of an open breaker",
-                       .placeholder = "MS",
-                       .default_value = "60000"});
-    options.push_back({.name = "forward-give-up-after",
-                       .env = "ORDERHUB_FORWARD_GIVE_UP_AFTER",
-                       .help = "a job still undelivered this long after it was due becomes dead, breaker or not "
-                               "(90s, 30m, 2h)",
-                       .placeholder = "DURATION",
-                       .default_value = "30m"});
     options.push_back({.name = "rate-limit-per-second",
                        .env = "ORDERHUB_RATE_LIMIT_PER_SECOND",
                        .help = "webhook requests per second per partner (default for `partner limit`)",
@@ -249,12 +163,7 @@ common::cli::Command serve_command() {
                        .help = "requests a partner may send at once above the rate",
                        .placeholder = "N",
                        .default_value = "2000"});
-    options.push_back({.name = "forward-lease-seconds",
-                       .env = "ORDERHUB_FORWARD_LEASE_SECONDS",
-                       .help = "how long a claimed job stays with this forwarder; a forwarder that dies loses its "
-                               "jobs after this (keep it above the POS time-outs)",
-                       .placeholder = "S",
-                       .default_value = "120"});
+    for (auto& o : forward_option_specs()) options.push_back(std::move(o));
     options.push_back({.name = "db-statement-timeout-ms",
                        .env = "ORDERHUB_DB_STATEMENT_TIMEOUT_MS",
                        .help = "PostgreSQL statement_timeout of the service's connections: a longer statement is "

@@ -1,0 +1,32 @@
+#pragma once
+
+// The `serve` flags of the forwarder and of numbers in general, apart from the listener's wiring (serve.cpp).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/config/options.hpp"
+#include "common/db/pool.hpp"
+#include "hub/forward/forwarder.hpp"
+
+namespace hub::app {
+
+/// The value of a whole-number flag within [min, max]; a UserError naming the flag otherwise.
+std::uint64_t flag_number(const common::config::ParsedArgs& args, const char* name, std::uint64_t min,
+                          std::uint64_t max);
+
+/// The hub's database pool: `workers` connections prepared for serving (the ingest and dashboard statements), with
+/// the statement and queue time-outs of --db-statement-timeout-ms and --db-queue-timeout-ms; `queue_wait` observes
+/// each job's wait for a worker.
+common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, const std::string& database_url,
+                                       std::size_t workers, common::metrics::Histogram& queue_wait);
+
+/// The forwarder's flags: concurrency, bulkhead, time-outs, breaker, give-up time and lease.
+std::vector<common::config::OptionSpec> forward_option_specs();
+
+/// The forwarder's settings from those flags; a UserError for a value out of range or a lease shorter than one
+/// POS exchange can take. `database_url` is for its LISTEN connection.
+forward::ForwarderOptions forwarder_options(const common::config::ParsedArgs& args, const std::string& database_url);
+
+}  // namespace hub::app
