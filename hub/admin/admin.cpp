@@ -30,6 +30,10 @@ std::string required(const common::config::ParsedArgs& args, const std::string& 
     return *v;
 }
 
+boost::json::value nullable(const pqxx::field& f) {
+    return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
+}
+
 std::optional<std::string> secret_value(const common::config::ParsedArgs& args, const std::string& name) {
     auto v = args.get(name);
     if (!v) return std::nullopt;

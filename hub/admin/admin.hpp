@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <pqxx/connection>
+#include <pqxx/field>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ std::vector<common::cli::Command> user_commands();
 
 /// A connection to ORDERHUB_DATABASE_URL (or --database-url); a clear UserError when it cannot connect.
 std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args);
+
+/// A text column as JSON: its text, or null for SQL NULL.
+boost::json::value nullable(const pqxx::field& f);
 
 /// SQL text rendering the timestamp `column` in UTC, ISO 8601 with microseconds: 2024-05-01T18:02:11.000000Z.
 std::string iso_utc(const std::string& column);

@@ -22,10 +22,6 @@ using common::config::ParsedArgs;
 const std::string kColumns = "l.id, l.order_id, o.external_id, l.status, l.source, " + iso_utc("l.event_time") + ", " +
                              iso_utc("l.received_at") + ", l.applied, l.actor, l.detail, l.branch_id, l.partner_id";
 
-boost::json::value nullable(const pqxx::field& f) {
-    return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
-}
-
 boost::json::object row_json(const pqxx::row& r) {
     return {{"id", r[0].as<long long>()},  {"order_id", r[1].c_str()},   {"external_id", r[2].c_str()},
             {"status", r[3].c_str()},      {"source", r[4].c_str()},     {"event_time", r[5].c_str()},

@@ -13,10 +13,6 @@ namespace {
 
 constexpr std::int64_t kMaxLimit = 100000;
 
-boost::json::value nullable(const pqxx::field& f) {
-    return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
-}
-
 const std::string kColumns = "i.id, " + iso_utc("i.received_at") +
                              " AS received_at, p.label, i.partner_id, i.event, i.external_id, i.branch_id, "
                              "i.order_id, i.http_status, i.outcome, i.error_code, i.replay_of, i.request_id";

@@ -10,10 +10,6 @@ namespace {
 using common::cli::UserError;
 using common::config::ParsedArgs;
 
-boost::json::value nullable(const pqxx::field& f) {
-    return f.is_null() ? boost::json::value(nullptr) : boost::json::value(f.c_str());
-}
-
 int show(const ParsedArgs& args) {
     const std::string id = one_positional(args, "order id");
     auto conn = connect(args);

@@ -189,23 +189,26 @@ const json::object* element_object(const json::value& element, const std::string
     return &element.get_object();
 }
 
+/// The fields a product line and a modifier share: id, quantity, total and note.
+template <class Line>
+void read_line(FieldReader& reader, Line& line) {
+    line.id = reader.required_string("id", kMaxIdLength);
+    line.quantity = reader.required_quantity("quantity");
+    line.total = reader.required_money("total");
+    line.note = reader.optional_string("note", kMaxNoteLength);
+}
+
 OrderModifier read_modifier(const json::object& object, const std::string& prefix, ValidationErrors& errors) {
     FieldReader reader(object, prefix, errors);
     OrderModifier modifier;
-    modifier.id = reader.required_string("id", kMaxIdLength);
-    modifier.quantity = reader.required_quantity("quantity");
-    modifier.total = reader.required_money("total");
-    modifier.note = reader.optional_string("note", kMaxNoteLength);
+    read_line(reader, modifier);
     return modifier;
 }
 
 OrderProduct read_product(const json::object& object, const std::string& prefix, ValidationErrors& errors) {
     FieldReader reader(object, prefix, errors);
     OrderProduct product;
-    product.id = reader.required_string("id", kMaxIdLength);
-    product.quantity = reader.required_quantity("quantity");
-    product.total = reader.required_money("total");
-    product.note = reader.optional_string("note", kMaxNoteLength);
+    read_line(reader, product);
     if (const json::array* modifiers = reader.array("modifiers", kMaxModifiers)) {
         for (std::size_t i = 0; i < modifiers->size(); ++i) {
             const std::string key = reader.key("modifiers") + "." + std::to_string(i);
