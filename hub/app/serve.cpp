@@ -6,6 +6,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/adminapi/api.hpp"
 #include "hub/dashboard/api.hpp"
 #include "hub/dashboard/feed.hpp"
 #include "hub/dashboard/queries.hpp"
@@ -121,6 +122,12 @@ int serve(const common::config::ParsedArgs& args) {
     const bool https = cfg.tls.has_value() || hub::http::https_url(args.get("public-url").value_or(""));
     dashboard::Dashboard board(pool, feed, dashboard_options(args, https));
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
+    // The operator HTTP API (product.md section 9) with the listener of the webhooks and the dashboard.
+    const std::string public_url = args.get("public-url").value_or("");
+    adminapi::AdminApi admin_api(
+        pool, box ? &*box : nullptr, &webhooks.service(),
+        public_url.empty() ? "http://" + args.get("listen").value_or("127.0.0.1:8080") : public_url);
+    if (api) routes.serve_admin_api(&admin_api);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
     // /metrics names partners and a detailed /readyz names what is wrong: with an admin listener they are
     // served there only.
