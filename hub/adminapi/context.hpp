@@ -53,6 +53,9 @@ std::optional<std::string> string_field(const boost::json::object& body, std::st
 std::optional<bool> bool_field(const boost::json::object& body, std::string_view name);
 std::optional<long long> int_field(const boost::json::object& body, std::string_view name);
 
+// read() and change() are not coroutines (GCC 12 mishandles by-value lambda parameters of coroutines, see
+// common/db/pool.hpp): each returns the pool's awaitable. Callers name their lambdas before the co_await.
+
 /// `f(pqxx::transaction_base&)` in a read-only transaction on a pool worker; its JSON value.
 template <class F>
 boost::asio::awaitable<boost::json::value> read(Context& ctx, F f) {
@@ -61,26 +64,26 @@ boost::asio::awaitable<boost::json::value> read(Context& ctx, F f) {
         tx.exec0("SET LOCAL ROLE NONE");
         return boost::json::value(f(tx));
     };
-    co_return co_await ctx.pool.run(std::move(job));
+    return ctx.pool.run(std::move(job));
 }
 
 /// Records a change made by `call` on `target` (in `tx`, before its commit).
 void record_change(pqxx::transaction_base& tx, const Call& call, const std::string& target, unsigned status);
 
 /// `f(pqxx::transaction_base&)` in a transaction on a pool worker, recorded as a change by `call` on `target`
-/// answered `status`, then committed; its JSON value.
+/// answered `status`, then committed; its JSON value. `call` must outlive the awaitable.
 template <class F>
 boost::asio::awaitable<boost::json::value> change(Context& ctx, const Call& call, std::string target, unsigned status,
                                                   F f) {
-    auto job = [f = std::move(f), &call, target = std::move(target), status](pqxx::connection& c) mutable {
-        pqxx::work tx(c);
+    auto job = [f = std::move(f), c = &call, target = std::move(target), status](pqxx::connection& conn) mutable {
+        pqxx::work tx(conn);
         tx.exec0("SET LOCAL ROLE NONE");
         boost::json::value out(f(tx));
-        record_change(tx, call, target, status);
+        record_change(tx, *c, target, status);
         tx.commit();
         return out;
     };
-    co_return co_await ctx.pool.run(std::move(job));
+    return ctx.pool.run(std::move(job));
 }
 
 /// A JSON answer with `Cache-Control: no-store`.

@@ -39,7 +39,8 @@ boost::asio::awaitable<Response> list_orders(Context& ctx, const Call& call) {
     const long long limit = page_size(call);
     admin::OrderFilter f{call.query("branch").value_or(""), call.query("state").value_or(""), cursor_key(call),
                          limit + 1};
-    auto rows = co_await read(ctx, [f](pqxx::transaction_base& tx) { return admin::list_orders(tx, f); });
+    auto job = [f](pqxx::transaction_base& tx) { return admin::list_orders(tx, f); };
+    auto rows = co_await read(ctx, std::move(job));
     co_return answer(200, page(std::move(rows.as_array()), limit, "id"));
 }
 
@@ -71,7 +72,8 @@ boost::asio::awaitable<Response> resend_order(Context& ctx, const Call& call) {
 boost::asio::awaitable<Response> list_events(Context& ctx, const Call& call) {
     const long long limit = page_size(call);
     admin::InboxFilter f{failed_filter(call), call.query("external_id").value_or(""), limit + 1, event_cursor(call)};
-    auto rows = co_await read(ctx, [f](pqxx::transaction_base& tx) { return admin::list_events(tx, f); });
+    auto job = [f](pqxx::transaction_base& tx) { return admin::list_events(tx, f); };
+    auto rows = co_await read(ctx, std::move(job));
     co_return answer(200, page(std::move(rows.as_array()), limit, "id"));
 }
 

@@ -10,7 +10,8 @@ namespace hub::adminapi {
 using common::http::Response;
 
 boost::asio::awaitable<Response> list_partners(Context& ctx, const Call&) {
-    auto rows = co_await read(ctx, [](pqxx::transaction_base& tx) { return admin::list_partners(tx); });
+    auto job = [](pqxx::transaction_base& tx) { return admin::list_partners(tx); };
+    auto rows = co_await read(ctx, std::move(job));
     co_return answer(200, one_page(std::move(rows)));
 }
 
