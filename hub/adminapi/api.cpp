@@ -2,6 +2,7 @@
 
 #include <array>
 #include <boost/json.hpp>
+#include <pqxx/except>
 
 #include "common/http/error.hpp"
 #include "hub/admin/refusal.hpp"
@@ -90,6 +91,11 @@ boost::asio::awaitable<Response> AdminApi::handle(const Request& req) {
         co_return co_await dispatch(req);
     } catch (const admin::Refusal& r) {
         co_return refused(r);
+    } catch (const pqxx::insufficient_privilege&) {
+        // The serving login is not the owner and was not granted the CLI's rights (docs/operations.md).
+        co_return failure(500, "database_rights",
+                          "the hub's database login may not make this change (see docs/operations.md, Operator HTTP "
+                          "API)");
     } catch (const std::exception&) {
         if (!common::db::is_unavailable(std::current_exception())) throw;
     }
