@@ -119,7 +119,7 @@ boost::json::object rotate_partner_secret(pqxx::transaction_base& tx, const comm
     if (p.empty()) throw Refusal(Refusal::Kind::not_found, not_found_message(id));
     if (!p[0][1].as<bool>())
         throw Refusal(Refusal::Kind::conflict,
-                      "partner '" + id + "' does not sign its webhooks (it was created without signing)");
+                      "partner '" + id + "' does not sign its webhooks (it was created without --signing)");
     // Older secrets stay valid for the grace period; one that already expires sooner keeps its earlier end.
     auto expiring = tx.exec_params(
         "UPDATE hub.partner_signing_secrets SET expires_at = now() + make_interval(hours => $2::int) "
