@@ -139,6 +139,26 @@ boost::json::object rotate_partner_secret(pqxx::transaction_base& tx, const comm
             {"previous_secrets", expiring.affected_rows()}};
 }
 
+boost::json::object set_partner_limit(pqxx::transaction_base& tx, const std::string& id,
+                                      std::optional<long long> per_second, std::optional<long long> burst) {
+    constexpr long long kMax = 1'000'000;
+    if (!per_second && burst) throw Refusal(Refusal::Kind::invalid, "a burst needs a rate (per_second)");
+    if (per_second && (*per_second < 1 || *per_second > kMax))
+        throw Refusal(Refusal::Kind::invalid, "per_second must be between 1 and " + std::to_string(kMax));
+    if (per_second && !burst) burst = *per_second * 2;
+    if (burst && (*burst < 1 || *burst > kMax))
+        throw Refusal(Refusal::Kind::invalid, "burst must be between 1 and " + std::to_string(kMax));
+    auto r = tx.exec_params(
+        "UPDATE hub.partners SET rate_per_second = NULLIF($2, '')::numeric, "
+        "rate_burst = NULLIF($3, '')::int WHERE id = $1 RETURNING label",
+        id, per_second ? std::to_string(*per_second) : std::string(), burst ? std::to_string(*burst) : std::string());
+    if (r.empty()) throw Refusal(Refusal::Kind::not_found, not_found_message(id));
+    return {{"id", id},
+            {"label", r[0][0].c_str()},
+            {"per_second", per_second ? boost::json::value(*per_second) : boost::json::value(nullptr)},
+            {"burst", burst ? boost::json::value(*burst) : boost::json::value(nullptr)}};
+}
+
 boost::json::object disable_partner(pqxx::transaction_base& tx, const std::string& id) {
     auto r = tx.exec_params(
         "UPDATE hub.partners SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1 RETURNING label", id);

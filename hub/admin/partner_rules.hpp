@@ -60,6 +60,12 @@ IssuedPartner rotate_partner_key(pqxx::transaction_base& tx, const std::string& 
 boost::json::object rotate_partner_secret(pqxx::transaction_base& tx, const common::crypto::SecretBox& box,
                                           const std::string& id, long long grace_hours);
 
+/// A partner's own rate limit (token bucket): `per_second` requests a second, bursts of `burst` (nullopt: twice the
+/// rate); both nullopt: back to the hub's default. Refusals: invalid numbers (1..1000000, a burst without a rate);
+/// not_found.
+boost::json::object set_partner_limit(pqxx::transaction_base& tx, const std::string& id,
+                                      std::optional<long long> per_second, std::optional<long long> burst);
+
 /// Disables a partner: its URL answers 404. Refusals: not_found.
 boost::json::object disable_partner(pqxx::transaction_base& tx, const std::string& id);
 

@@ -9,7 +9,6 @@
 namespace hub::admin {
 namespace {
 
-using common::cli::UserError;
 using common::config::ParsedArgs;
 
 std::string public_url(const ParsedArgs& args) {
@@ -111,16 +110,12 @@ int limit(const ParsedArgs& args) {
     }
     auto conn = connect(args);
     pqxx::work tx(*conn);
-    auto r = tx.exec_params(
-        "UPDATE hub.partners SET rate_per_second = NULLIF($2, '')::numeric, "
-        "rate_burst = NULLIF($3, '')::int WHERE id = $1 RETURNING label",
-        id, clear ? std::string() : std::to_string(*rate), clear ? std::string() : std::to_string(*burst));
-    if (r.empty()) throw UserError("no partner with id '" + id + "'");
+    auto as_number = [](const std::optional<std::uint64_t>& v) {
+        return v ? std::optional<long long>(static_cast<long long>(*v)) : std::nullopt;
+    };
+    auto out = set_partner_limit(tx, id, as_number(rate), as_number(burst));
     tx.commit();
-    print_object(args, {{"id", id},
-                        {"label", r[0][0].c_str()},
-                        {"per_second", clear ? boost::json::value(nullptr) : boost::json::value(*rate)},
-                        {"burst", clear ? boost::json::value(nullptr) : boost::json::value(*burst)}});
+    print_object(args, out);
     return 0;
 }
 
@@ -166,7 +161,7 @@ std::vector<common::cli::Command> partner_commands() {
                       .help = "requests at once above the rate (default: twice the rate)",
                       .placeholder = "N"},
                      {.name = "default", .help = "use the hub's default limit again"}}),
-         limit},
+         with_refusals(limit)},
         {{"partner", "disable"}, "disable a partner: its URL answers 404", "ID", db_options(), with_refusals(disable)},
     };
 }

@@ -21,13 +21,14 @@ struct Route {
 };
 
 // Below kPrefix. Patterns without a method of their own answer 405.
-const std::array<Route, 22> kRoutes{{
+const std::array<Route, 23> kRoutes{{
     {{"GET", "partners"}, &list_partners},
     {{"POST", "partners"}, &create_partner},
     {{"GET", "partners/{id}"}, &show_partner},
     {{"POST", "partners/{id}/rotate"}, &rotate_partner},
     {{"POST", "partners/{id}/rotate-secret"}, &rotate_partner_secret},
     {{"POST", "partners/{id}/disable"}, &disable_partner},
+    {{"POST", "partners/{id}/limit"}, &limit_partner},
     {{"GET", "brands/{brand}/pos"}, &show_pos},
     {{"PUT", "brands/{brand}/pos"}, &set_pos},
     {{"GET", "branches"}, &list_branches},

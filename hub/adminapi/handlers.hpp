@@ -19,6 +19,8 @@ boost::asio::awaitable<common::http::Response> show_partner(Context& ctx, const 
 boost::asio::awaitable<common::http::Response> rotate_partner(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> rotate_partner_secret(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> disable_partner(Context& ctx, const Call& call);
+/// POST partners/{id}/limit {"per_second", "burst"}; neither: the hub's default again.
+boost::asio::awaitable<common::http::Response> limit_partner(Context& ctx, const Call& call);
 
 // brands' POS connections, branches, mappings (setup_handlers.cpp)
 boost::asio::awaitable<common::http::Response> show_pos(Context& ctx, const Call& call);

@@ -56,6 +56,13 @@ boost::asio::awaitable<Response> rotate_partner_secret(Context& ctx, const Call&
     co_return answer(200, co_await change(ctx, call, call.param("id"), 200, std::move(job)));
 }
 
+boost::asio::awaitable<Response> limit_partner(Context& ctx, const Call& call) {
+    const auto body = call.body();
+    auto job = [id = call.param("id"), rate = int_field(body, "per_second"), burst = int_field(body, "burst")](
+                   pqxx::transaction_base& tx) { return admin::set_partner_limit(tx, id, rate, burst); };
+    co_return answer(200, co_await change(ctx, call, call.param("id"), 200, std::move(job)));
+}
+
 boost::asio::awaitable<Response> disable_partner(Context& ctx, const Call& call) {
     auto job = [id = call.param("id")](pqxx::transaction_base& tx) { return admin::disable_partner(tx, id); };
     co_return answer(200, co_await change(ctx, call, call.param("id"), 200, std::move(job)));

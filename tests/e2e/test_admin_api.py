@@ -236,6 +236,11 @@ while time.time() < deadline:
 eq(status, 404, "the old URL stops working")
 status, _, _ = hub.request("POST", "/webhooks/" + new_key, order("A-new"))
 eq(status, 200, "the new URL works")
+status, _, body = call("POST", f"/partners/{plat['id']}/limit", {"per_second": 5})
+eq((status, body.get("per_second"), body.get("burst")), (200, 5, 10), "a partner's own limit")
+eq(psql(hub_url, f"SELECT rate_burst FROM hub.partners WHERE id = '{plat['id']}'"), "10", "... stored")
+status, _, body = call("POST", f"/partners/{plat['id']}/limit", {"per_second": 0})
+eq(status, 400, "a bad limit: 400")
 status, _, body = call("POST", f"/partners/{signed['id']}/disable")
 eq((status, body.get("disabled")), (200, True), "disable a partner")
 
