@@ -84,8 +84,8 @@ std::string bearer(const Request& req) {
 }  // namespace
 
 AdminApi::AdminApi(common::db::Pool& pool, const common::crypto::SecretBox* box, ingest::IngestService* ingest,
-                   std::string public_url)
-    : ctx_{pool, box, ingest, std::move(public_url)} {}
+                   std::string public_url, ingest::RateLimit rate)
+    : ctx_{pool, box, ingest, std::move(public_url)}, rate_(rate) {}
 
 boost::asio::awaitable<Response> AdminApi::handle(const Request& req) {
     try {
@@ -131,7 +131,7 @@ boost::asio::awaitable<Response> AdminApi::dispatch(const Request& req) {
         r.headers.emplace_back("WWW-Authenticate", "Bearer");
         co_return r;
     }
-    if (auto wait = limiter_.take(token->id, kTokenRate)) {
+    if (auto wait = limiter_.take(token->id, rate_)) {
         co_return failure(429, "rate_limited", "too many requests for this token; slow down",
                           std::chrono::ceil<std::chrono::seconds>(*wait));
     }

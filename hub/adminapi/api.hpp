@@ -7,8 +7,8 @@
 //   1. auth: `Authorization: Bearer <admin token>` naming a live token (hub/admin/admin_token_rules.hpp), else 401
 //      unauthenticated (with `WWW-Authenticate: Bearer`). Lookups are cached for kTokenCacheTime, so a revoked
 //      token is refused within that time;
-//   2. rate: each token has a token bucket (kTokenRate; hub/ingest/rate_limit.hpp), else 429 rate_limited with
-//      Retry-After;
+//   2. rate: each token has a token bucket (`serve --admin-api-per-second/--admin-api-burst`;
+//      hub/ingest/rate_limit.hpp), else 429 rate_limited with Retry-After;
 //   3. route: 404 not_found for no route, 405 method_not_allowed (with Allow) for a route's path with another method;
 //   4. a read-only token may only GET: 403 read_only_token;
 //   5. the handler; a rule's Refusal is 400 invalid_request (a value breaks a rule: the dashboard's and the CLI's
@@ -31,13 +31,12 @@ namespace hub::adminapi {
 
 inline constexpr std::string_view kPrefix = "/api/admin/v1/";
 inline constexpr std::chrono::seconds kTokenCacheTime{2};
-inline constexpr ingest::RateLimit kTokenRate{.per_second = 20, .burst = 40};
 
 /// Holds references to the pool, the box and the ingest service, which must outlive it. Thread-safe.
 class AdminApi {
 public:
     AdminApi(common::db::Pool& pool, const common::crypto::SecretBox* box, ingest::IngestService* ingest,
-             std::string public_url);
+             std::string public_url, ingest::RateLimit rate);
 
     /// The answer to a request whose path starts with kPrefix.
     boost::asio::awaitable<common::http::Response> handle(const common::http::Request& req);
@@ -53,6 +52,7 @@ private:
     Context ctx_;
     std::mutex mutex_;
     std::unordered_map<std::string, Cached> cache_;  ///< by token hash
+    ingest::RateLimit rate_;
     ingest::RateLimiter limiter_;
 };
 

@@ -124,9 +124,11 @@ int serve(const common::config::ParsedArgs& args) {
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
     // The operator HTTP API (product.md section 9) with the listener of the webhooks and the dashboard.
     const std::string public_url = args.get("public-url").value_or("");
+    const ingest::RateLimit admin_rate{static_cast<double>(number("admin-api-per-second", 1, 1'000'000)),
+                                       static_cast<double>(number("admin-api-burst", 1, 1'000'000))};
     adminapi::AdminApi admin_api(
         pool, box ? &*box : nullptr, &webhooks.service(),
-        public_url.empty() ? "http://" + args.get("listen").value_or("127.0.0.1:8080") : public_url);
+        public_url.empty() ? "http://" + args.get("listen").value_or("127.0.0.1:8080") : public_url, admin_rate);
     if (api) routes.serve_admin_api(&admin_api);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
     // /metrics names partners and a detailed /readyz names what is wrong: with an admin listener they are
@@ -256,6 +258,16 @@ common::cli::Command serve_command() {
                        .help = "requests a partner may send at once above the rate",
                        .placeholder = "N",
                        .default_value = "2000"});
+    options.push_back({.name = "admin-api-per-second",
+                       .env = "ORDERHUB_ADMIN_API_PER_SECOND",
+                       .help = "requests per second an admin token may make (operator HTTP API)",
+                       .placeholder = "N",
+                       .default_value = "20"});
+    options.push_back({.name = "admin-api-burst",
+                       .env = "ORDERHUB_ADMIN_API_BURST",
+                       .help = "requests an admin token may make at once above the rate",
+                       .placeholder = "N",
+                       .default_value = "40"});
     options.push_back({.name = "forward-lease-seconds",
                        .env = "ORDERHUB_FORWARD_LEASE_SECONDS",
                        .help = "how long a claimed job stays with this forwarder; a forwarder that dies loses its "

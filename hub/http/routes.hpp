@@ -26,7 +26,8 @@ namespace hub::http {
 
 class MetricsEndpoint;
 
-/// The hub's HTTP surface: health, readiness, metrics, webhooks and the merchant dashboard. Holds references only.
+/// The hub's HTTP surface: health, readiness, metrics, webhooks, the merchant dashboard and the operator HTTP API.
+/// Holds references only.
 class Routes {
 public:
     /// `webhooks` and `dashboard` may be null (the forwarder role): their URLs then answer 404.

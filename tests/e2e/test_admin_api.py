@@ -271,4 +271,14 @@ while time.time() < deadline:
     time.sleep(0.2)
 eq(status, 401, "a revoked token is refused")
 
+# Each token has its own rate limit: a hub allowing one request a second, bursts of two.
+slow = Service(HUB, "--role", "api", "--admin-api-per-second", "1", "--admin-api-burst", "2", env=henv)
+auth = {"Authorization": "Bearer " + reader["token"]}
+statuses = [slow.request("GET", API + "/branches", headers=auth) for _ in range(3)]
+eq([s for s, _, _ in statuses], [200, 200, 429], "a token past its burst: 429")
+failed_shape(statuses[2][2], "rate_limited", "rate limited")
+check(int(statuses[2][1].get("retry-after", "0")) >= 1, "... with Retry-After")
+status, _, _ = slow.request("GET", API + "/branches", headers={"Authorization": "Bearer " + ops["token"]})
+eq(status, 200, "another token has its own bucket")
+
 finish()
