@@ -93,10 +93,8 @@ boost::asio::awaitable<Response> AdminApi::handle(const Request& req) {
     } catch (const admin::Refusal& r) {
         co_return refused(r);
     } catch (const pqxx::insufficient_privilege&) {
-        // The serving login is not the owner and was not granted the CLI's rights (docs/operations.md).
-        co_return failure(500, "database_rights",
-                          "the hub's database login may not make this change (see docs/operations.md, Operator HTTP "
-                          "API)");
+        // The operator role lacks a right a rule needs: a bug of the migrations, not of the request.
+        co_return failure(500, "database_rights", "the hub's operator role may not make this change");
     } catch (const std::exception&) {
         if (!common::db::is_unavailable(std::current_exception())) throw;
     }

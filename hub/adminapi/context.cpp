@@ -4,6 +4,7 @@
 
 #include "hub/admin/refusal.hpp"
 #include "hub/dashboard/auth.hpp"
+#include "hub/db/roles.hpp"
 
 namespace hub::adminapi {
 namespace {
@@ -57,6 +58,8 @@ std::optional<long long> int_field(const boost::json::object& body, std::string_
     if (v->is_int64()) return v->get_int64();
     wrong_type(name, "a whole number");
 }
+
+std::string operator_role(pqxx::connection& c) { return db::hub_roles(c).operator_role; }
 
 void record_change(pqxx::transaction_base& tx, const Call& call, const std::string& target, unsigned status) {
     tx.exec_params(

@@ -1,8 +1,9 @@
 #pragma once
 
 // What the operator API's handlers share (hub/adminapi/api.hpp): the context, one call, and the two ways a handler
-// reaches the database, both on the pool's workers (never on the I/O thread) and with the owner's rights like the
-// CLI (`SET LOCAL ROLE NONE`: the serving role may only read the configuration):
+// reaches the database, both on the pool's workers (never on the I/O thread) and as the operator role for the
+// transaction (`SET LOCAL ROLE orderhub_operator`, sql/hub/0015_admin_tokens.sql: the serving role may only read the
+// configuration):
 //   - read(): a read-only transaction;
 //   - change(): a transaction that also records the change (hub.admin_changes, the token's name as actor) and
 //     commits; a Refusal rolls both back.
@@ -56,12 +57,16 @@ std::optional<long long> int_field(const boost::json::object& body, std::string_
 // read() and change() are not coroutines (GCC 12 mishandles by-value lambda parameters of coroutines, see
 // common/db/pool.hpp): each returns the pool's awaitable. Callers name their lambdas before the co_await.
 
+/// The name of the operator role in the database of `c` (hub/db/roles.hpp); outside a transaction.
+std::string operator_role(pqxx::connection& c);
+
 /// `f(pqxx::transaction_base&)` in a read-only transaction on a pool worker; its JSON value.
 template <class F>
 boost::asio::awaitable<boost::json::value> read(Context& ctx, F f) {
     auto job = [f = std::move(f)](pqxx::connection& c) mutable {
+        const std::string role = operator_role(c);
         pqxx::read_transaction tx(c);
-        tx.exec0("SET LOCAL ROLE NONE");
+        tx.exec0("SET LOCAL ROLE " + tx.quote_name(role));
         return boost::json::value(f(tx));
     };
     return ctx.pool.run(std::move(job));
@@ -76,8 +81,9 @@ template <class F>
 boost::asio::awaitable<boost::json::value> change(Context& ctx, const Call& call, std::string target, unsigned status,
                                                   F f) {
     auto job = [f = std::move(f), c = &call, target = std::move(target), status](pqxx::connection& conn) mutable {
+        const std::string role = operator_role(conn);
         pqxx::work tx(conn);
-        tx.exec0("SET LOCAL ROLE NONE");
+        tx.exec0("SET LOCAL ROLE " + tx.quote_name(role));
         boost::json::value out(f(tx));
         record_change(tx, *c, target, status);
         tx.commit();

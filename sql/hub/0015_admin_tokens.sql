@@ -24,8 +24,28 @@ CREATE TABLE hub.admin_changes (
 );
 CREATE INDEX admin_changes_at_idx ON hub.admin_changes (at);
 
--- The request path looks tokens up and records changes as the serving role; the changes themselves run with the
--- owner's rights, like the CLI (hub/adminapi/api.hpp).
+-- The serving role looks tokens up. An API call's transaction switches to orderhub_operator (SET LOCAL ROLE), which
+-- may read everything and change the configuration as the operator CLI does; the serving role is NOINHERIT, so
+-- the webhook path keeps only its own rights and holds the operator's only inside an API call.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'orderhub_operator') THEN
+        BEGIN
+            CREATE ROLE orderhub_operator NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+            NULL;
+        END;
+    END IF;
+END
+$$;
+ALTER ROLE orderhub_app NOINHERIT;
+GRANT orderhub_operator TO orderhub_app;
 GRANT SELECT ON hub.admin_tokens TO orderhub_app;
-GRANT SELECT, INSERT ON hub.admin_changes TO orderhub_app;
-GRANT USAGE ON ALL SEQUENCES IN SCHEMA hub TO orderhub_app;
+
+GRANT USAGE ON SCHEMA hub TO orderhub_operator;
+GRANT SELECT ON ALL TABLES IN SCHEMA hub TO orderhub_operator;
+GRANT INSERT, UPDATE ON hub.partners, hub.partner_signing_secrets, hub.brands, hub.branches, hub.pos_connections,
+    hub.item_mappings, hub.forward_jobs, hub.pos_connection_health TO orderhub_operator;
+GRANT DELETE ON hub.item_mappings TO orderhub_operator;
+GRANT INSERT ON hub.order_status_log, hub.dashboard_events, hub.admin_changes TO orderhub_operator;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA hub TO orderhub_operator;

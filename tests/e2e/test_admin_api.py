@@ -2,12 +2,14 @@
 PostgreSQL: tokens from the CLI; no token, a bad one and a revoked one refused; a read-only token refused on
 writes; partner -> webhook URL -> branch -> POS connection -> order delivered -> resend -> inbox replay, all
 through the API; list cursors; and no secret in any answer except the one that issues it."""
+import atexit
 import json
 import os
+import subprocess
 import time
 import urllib.parse
 
-from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env, psql, run)
+from harness import (HUB, POS, PSQL, SOURCE, Service, check, create_database, eq, finish, hub_env, psql, run)
 
 hub_url = create_database()
 pos_url = create_database()
@@ -280,5 +282,39 @@ failed_shape(statuses[2][2], "rate_limited", "rate limited")
 check(int(statuses[2][1].get("retry-after", "0")) >= 1, "... with Retry-After")
 status, _, _ = slow.request("GET", API + "/branches", headers={"Authorization": "Bearer " + ops["token"]})
 eq(status, 200, "another token has its own bucket")
+
+# Served by a login that is not the owner, as deployed (a member of the serving role only): the API's changes run
+# as the operator role inside their transaction, while the serving role itself still cannot change partners.
+login = f"e2e_serve_{os.getpid()}"
+psql(hub_url, f"CREATE ROLE {login} LOGIN")
+atexit.register(lambda: psql(hub_url, f"DROP ROLE IF EXISTS {login}"))
+app_role = psql(hub_url, "SELECT CASE WHEN pg_get_userbyid(nspowner) = 'orderhub_app' THEN 'orderhub_app_role' "
+                         "ELSE 'orderhub_app' END FROM pg_namespace WHERE nspname = 'hub'")
+psql(hub_url, f"GRANT {app_role} TO {login}")
+parts = urllib.parse.urlsplit(hub_url)
+serve_url = urllib.parse.urlunsplit(parts._replace(netloc=f"{login}@{parts.hostname}:{parts.port}"))
+deployed = Service(HUB, "--role", "api", env=hub_env(serve_url))
+auth = {"Authorization": "Bearer " + ops["token"]}
+status, _, body = deployed.request("POST", API + "/branches", {"id": "DEP-1", "brand": "DEP"}, headers=auth)
+eq(status, 201, f"a non-owner login: create a branch: {body}")
+status, _, body = deployed.request("PUT", API + "/brands/DEP/pos", {"base_url": pos_base, "token": pos_token},
+                                   headers=auth)
+eq(status, 200, f"a non-owner login: set a POS connection: {body}")
+status, _, body = deployed.request("POST", API + "/partners", {"name": "Deployed", "signing": True}, headers=auth)
+eq(status, 201, f"a non-owner login: create a signing partner: {body}")
+status, _, body = deployed.request("POST", API + "/mappings", {"partner": body.get("id"), "kind": "item",
+                                                               "external": "E", "pos": "P"}, headers=auth)
+eq(status, 200, f"a non-owner login: set a mapping: {body}")
+status, _, body = deployed.request("POST", API + f"/orders/{hub_ids[1]}/resend", headers=auth)
+eq(status, 200, f"a non-owner login: resend: {body}")
+status, _, body = deployed.request("GET", API + "/orders?limit=1", headers=auth)
+eq(status, 200, "a non-owner login: list orders")
+status, _, _ = deployed.request("POST", "/webhooks/" + new_key, order("DEP-A"))
+eq(status, 200, "a non-owner login: the webhook path still stores orders")
+denied = subprocess.run([PSQL, "-X", "-d", serve_url, "-v", "ON_ERROR_STOP=1", "-c",
+                         f"SET ROLE {app_role}; UPDATE hub.partners SET name = 'x'"],
+                        capture_output=True, text=True, timeout=30)
+check(denied.returncode != 0 and "permission denied" in denied.stderr,
+      f"the serving role alone still cannot change partners: {denied.stderr!r}")
 
 finish()
