@@ -23,6 +23,7 @@ std::vector<common::cli::Command> maintain_commands();
 std::vector<common::cli::Command> secret_commands();
 std::vector<common::cli::Command> audit_commands();
 std::vector<common::cli::Command> user_commands();
+std::vector<common::cli::Command> admin_token_commands();
 
 /// A connection to ORDERHUB_DATABASE_URL (or --database-url); a clear UserError when it cannot connect.
 std::unique_ptr<pqxx::connection> connect(const common::config::ParsedArgs& args);

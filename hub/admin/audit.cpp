@@ -3,6 +3,7 @@
 
 #include "hub/admin/admin.hpp"
 #include "hub/admin/audit_time.hpp"
+#include "hub/admin/order_rules.hpp"
 #include "hub/ingest/timestamp.hpp"
 
 namespace hub::admin {
@@ -41,26 +42,9 @@ std::string time_option(const ParsedArgs& args, const std::string& name) {
 int one_order(const ParsedArgs& args, const std::string& given) {
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
-    // A hub order id, or else the platform's order id when exactly one partner used it.
-    std::string id = given;
-    if (tx.exec_params("SELECT 1 FROM hub.orders WHERE id = $1", id).empty()) {
-        auto matches = tx.exec_params("SELECT id FROM hub.orders WHERE external_id = $1 ORDER BY id LIMIT 11", given);
-        if (matches.empty()) throw UserError("no order with id or platform order id '" + given + "'");
-        if (matches.size() > 1) {
-            std::string ids;
-            for (const auto& m : matches) ids += (ids.empty() ? "" : ", ") + m[0].as<std::string>();
-            throw UserError("platform order id '" + given +
-                            "' is used by several partners; give the hub order id: " + ids);
-        }
-        id = matches[0][0].as<std::string>();
-    }
-    boost::json::array rows;
-    for (const auto& r : tx.exec_params("SELECT " + kColumns +
-                                            " FROM hub.order_status_log l JOIN hub.orders o ON o.id = l.order_id "
-                                            "WHERE l.order_id = $1 ORDER BY l.event_time, l.id",
-                                        id))
-        rows.push_back(row_json(r));
-    print_rows(args, rows, {"id", "status", "source", "event_time", "received_at", "applied", "actor", "detail"});
+    const std::string id = resolve_order_id(tx, given);
+    print_rows(args, order_audit(tx, id),
+               {"id", "status", "source", "event_time", "received_at", "applied", "actor", "detail"});
     return 0;
 }
 
@@ -100,6 +84,16 @@ int audit(const ParsedArgs& args) {
 
 }  // namespace
 
+boost::json::array order_audit(pqxx::transaction_base& tx, const std::string& id) {
+    boost::json::array rows;
+    for (const auto& r : tx.exec_params("SELECT " + kColumns +
+                                            " FROM hub.order_status_log l JOIN hub.orders o ON o.id = l.order_id "
+                                            "WHERE l.order_id = $1 ORDER BY l.event_time, l.id",
+                                        id))
+        rows.push_back(row_json(r));
+    return rows;
+}
+
 std::vector<common::cli::Command> audit_commands() {
     return {
         {{"audit"},
@@ -114,7 +108,7 @@ std::vector<common::cli::Command> audit_commands() {
                       .help = "at most this many rows (range only)",
                       .placeholder = "N",
                       .default_value = "10000"}}),
-         audit},
+         with_refusals(audit)},
     };
 }
 

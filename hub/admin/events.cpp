@@ -69,34 +69,15 @@ int show(const ParsedArgs& args) {
 
 int replay(const ParsedArgs& args) {
     const std::string id = one_positional(args, "event id");
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 18)
-        throw common::cli::UsageError("an event id is a number (see `orderhub events list`)");
-    ingest::Partner partner;
-    std::string body;
-    std::string headers;
+    ReplaySource src;
     {
         auto conn = connect(args);
         pqxx::read_transaction tx(*conn);
-        auto rows = tx.exec_params(
-            "SELECT i.body, i.headers::text, p.id, p.label, p.time_zone, p.signing, p.disabled_at IS NOT NULL, "
-            "coalesce(i.error_code, '') LIKE 'signature\\_%' "
-            "FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id WHERE i.id = $1::bigint",
-            id);
-        if (rows.empty()) throw UserError("no event with id " + id);
-        if (rows[0][6].as<bool>()) throw UserError("the event's partner is disabled");
-        // Its sender was never authenticated: replaying it would store whatever anyone sent to the URL.
-        if (rows[0][7].as<bool>())
-            throw UserError(
-                "the event was refused for its signature; it cannot be replayed (ask the platform to "
-                "send it again, signed)");
-        pqxx::binarystring raw(rows[0][0]);
-        body = raw.str();
-        headers = rows[0][1].as<std::string>();
-        partner.id = rows[0][2].as<std::string>();
-        partner.label = rows[0][3].as<std::string>();
-        partner.time_zone = rows[0][4].as<std::string>();
-        partner.signing = rows[0][5].as<bool>();
+        src = replay_source(tx, id);
     }
+    ingest::Partner& partner = src.partner;
+    std::string& body = src.body;
+    std::string& headers = src.headers;
     // Today's validator, configuration and storage path, exactly as a new request would take it.
     boost::asio::io_context ioc;
     common::db::Pool pool(
@@ -137,7 +118,7 @@ std::vector<common::cli::Command> event_commands() {
          "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
          "EVENT_ID",
          db_options(),
-         replay},
+         with_refusals(replay)},
     };
 }
 

@@ -33,6 +33,11 @@ boost::json::object entry_json(const pqxx::row& r) {
             {"request_id", r["request_id"].c_str()}};
 }
 
+void require_event_id(const std::string& id) {
+    if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos)
+        throw Refusal(Refusal::Kind::invalid, "an event id is a number (see `orderhub events list`)");
+}
+
 }  // namespace
 
 boost::json::array list_events(pqxx::transaction_base& tx, const InboxFilter& filter) {
@@ -42,15 +47,16 @@ boost::json::array list_events(pqxx::transaction_base& tx, const InboxFilter& fi
     for (const auto& r : tx.exec_params("SELECT " + kColumns +
                                             " FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
                                             "WHERE (NOT $1 OR i.http_status NOT BETWEEN 200 AND 299) "
-                                            "AND ($2 = '' OR i.external_id = $2) ORDER BY i.id DESC LIMIT $3",
-                                        filter.failed, filter.external_id, static_cast<long long>(filter.limit)))
+                                            "AND ($2 = '' OR i.external_id = $2) AND ($4 = 0 OR i.id < $4) "
+                                            "ORDER BY i.id DESC LIMIT $3",
+                                        filter.failed, filter.external_id, static_cast<long long>(filter.limit),
+                                        static_cast<long long>(filter.before_id)))
         rows.push_back(entry_json(r));
     return rows;
 }
 
 boost::json::object show_event(pqxx::transaction_base& tx, const std::string& id) {
-    if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos)
-        throw Refusal(Refusal::Kind::invalid, "an event id is a number (see `orderhub events list`)");
+    require_event_id(id);
     auto rows = tx.exec_params("SELECT " + kColumns +
                                    ", i.headers::text AS headers, i.body FROM hub.inbox i "
                                    "JOIN hub.partners p ON p.id = i.partner_id WHERE i.id = $1::bigint",
@@ -64,6 +70,30 @@ boost::json::object show_event(pqxx::transaction_base& tx, const std::string& id
     out["body_size"] = body.size();
     out["body_encoding"] = text ? "utf-8" : "base64";
     out["body"] = text ? body : common::crypto::base64_encode(body);
+    return out;
+}
+
+ReplaySource replay_source(pqxx::transaction_base& tx, const std::string& id) {
+    require_event_id(id);
+    auto rows = tx.exec_params(
+        "SELECT i.body, i.headers::text, p.id, p.label, p.time_zone, p.signing, p.disabled_at IS NOT NULL, "
+        "coalesce(i.error_code, '') LIKE 'signature\\_%' "
+        "FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id WHERE i.id = $1::bigint",
+        id);
+    if (rows.empty()) throw Refusal(Refusal::Kind::not_found, "no event with id " + id);
+    if (rows[0][6].as<bool>()) throw Refusal(Refusal::Kind::conflict, "the event's partner is disabled");
+    if (rows[0][7].as<bool>())
+        throw Refusal(Refusal::Kind::conflict,
+                      "the event was refused for its signature; it cannot be replayed (ask the platform to send it "
+                      "again, signed)");
+    ReplaySource out;
+    const pqxx::binarystring raw(rows[0][0]);
+    out.body = raw.str();
+    out.headers = rows[0][1].as<std::string>();
+    out.partner.id = rows[0][2].as<std::string>();
+    out.partner.label = rows[0][3].as<std::string>();
+    out.partner.time_zone = rows[0][4].as<std::string>();
+    out.partner.signing = rows[0][5].as<bool>();
     return out;
 }
 

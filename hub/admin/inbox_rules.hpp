@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "hub/ingest/partners.hpp"
+
 namespace pqxx {
 class transaction_base;
 }
@@ -25,6 +27,7 @@ struct InboxFilter {
     bool failed = false;
     std::string external_id;  ///< empty: any
     std::int64_t limit = 100;
+    std::int64_t before_id = 0;  ///< 0: from the newest; else only ids below it (the next page)
 };
 
 /// Inbox entries, newest first: id, received_at, partner, event, external_id, branch_id, order_id, http_status,
@@ -33,5 +36,17 @@ boost::json::array list_events(pqxx::transaction_base& tx, const InboxFilter& fi
 
 /// One entry with its headers and raw body. Refusals: invalid id (not a number), not_found.
 boost::json::object show_event(pqxx::transaction_base& tx, const std::string& id);
+
+/// What replaying an inbox entry takes: its partner, raw body and stored headers (JSON text).
+struct ReplaySource {
+    ingest::Partner partner;
+    std::string body;
+    std::string headers;
+};
+
+/// The entry `id` to replay through today's ingest path (hub/ingest/service.hpp process(), with `replay_of` set).
+/// Refusals: invalid id; not_found; conflict when its partner is disabled or it was refused for its signature (its
+/// sender was never authenticated: replaying it would store whatever anyone sent to the URL).
+ReplaySource replay_source(pqxx::transaction_base& tx, const std::string& id);
 
 }  // namespace hub::admin

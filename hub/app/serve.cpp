@@ -6,6 +6,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/adminapi/api.hpp"
 #include "hub/app/serve_options.hpp"
 #include "hub/dashboard/api.hpp"
 #include "hub/dashboard/feed.hpp"
@@ -71,13 +72,16 @@ int serve(const common::config::ParsedArgs& args) {
     ingest::WebhookHandler webhooks(partners, store);
     ingest::WebhookIds webhook_ids(pool);
     webhooks.guard_replays(webhook_ids);
-    webhooks.limit_rate({static_cast<double>(flag_number(args, "rate-limit-per-second", 1, 1'000'000)),
-                         static_cast<double>(flag_number(args, "rate-limit-burst", 1, 1'000'000))});
+    webhooks.limit_rate(rate_flags(args, "rate-limit-per-second", "rate-limit-burst"));
     dashboard::EventFeed feed(ioc, pool);
     // Reached over HTTPS (own TLS, or a proxy's: an https:// public URL): Secure cookies and HSTS.
     const bool https = cfg.tls.has_value() || hub::http::https_url(args.get("public-url").value_or(""));
     dashboard::Dashboard board(pool, feed, dashboard_options(args, https));
     hub::http::Routes routes(pool, api ? &webhooks : nullptr, api ? &board : nullptr);
+    // The operator HTTP API (product.md section 9) with the listener of the webhooks and the dashboard.
+    adminapi::AdminApi admin_api(pool, box ? &*box : nullptr, &webhooks.service(), public_base_url(args),
+                                 rate_flags(args, "admin-api-per-second", "admin-api-burst"));
+    if (api) routes.serve_admin_api(&admin_api);
     hub::http::MetricsEndpoint metrics_endpoint(pool, hub_metrics, common::db::migrations_hub());
     // /metrics names partners and a detailed /readyz names what is wrong: with an admin listener they are
     // served there only.
@@ -163,6 +167,16 @@ common::cli::Command serve_command() {
                        .help = "requests a partner may send at once above the rate",
                        .placeholder = "N",
                        .default_value = "2000"});
+    options.push_back({.name = "admin-api-per-second",
+                       .env = "ORDERHUB_ADMIN_API_PER_SECOND",
+                       .help = "requests per second an admin token may make (operator HTTP API)",
+                       .placeholder = "N",
+                       .default_value = "20"});
+    options.push_back({.name = "admin-api-burst",
+                       .env = "ORDERHUB_ADMIN_API_BURST",
+                       .help = "requests an admin token may make at once above the rate",
+                       .placeholder = "N",
+                       .default_value = "40"});
     for (auto& o : forward_option_specs()) options.push_back(std::move(o));
     options.push_back({.name = "db-statement-timeout-ms",
                        .env = "ORDERHUB_DB_STATEMENT_TIMEOUT_MS",

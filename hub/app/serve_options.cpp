@@ -14,18 +14,29 @@ std::uint64_t flag_number(const common::config::ParsedArgs& args, const char* na
     return *v;
 }
 
+ingest::RateLimit rate_flags(const common::config::ParsedArgs& args, const char* per_second, const char* burst) {
+    return {static_cast<double>(flag_number(args, per_second, 1, 1'000'000)),
+            static_cast<double>(flag_number(args, burst, 1, 1'000'000))};
+}
+
+std::string public_base_url(const common::config::ParsedArgs& args) {
+    const std::string public_url = args.get("public-url").value_or("");
+    return public_url.empty() ? "http://" + args.get("listen").value_or("127.0.0.1:8080") : public_url;
+}
+
 common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, const std::string& database_url,
                                        std::size_t workers, common::metrics::Histogram& queue_wait) {
-    return {.url = database_url,
-            .workers = workers,
-            .on_connect =
-                [](pqxx::connection_base& c) {
-                    db::prepare_serving(c);
-                    dashboard::prepare_dashboard(c);
-                },
-            .queue_wait = &queue_wait,
-            .statement_timeout = std::chrono::milliseconds(flag_number(args, "db-statement-timeout-ms", 100, 3'600'000)),
-            .queue_timeout = std::chrono::milliseconds(flag_number(args, "db-queue-timeout-ms", 100, 600'000))};
+    return {
+        .url = database_url,
+        .workers = workers,
+        .on_connect =
+            [](pqxx::connection_base& c) {
+                db::prepare_serving(c);
+                dashboard::prepare_dashboard(c);
+            },
+        .queue_wait = &queue_wait,
+        .statement_timeout = std::chrono::milliseconds(flag_number(args, "db-statement-timeout-ms", 100, 3'600'000)),
+        .queue_timeout = std::chrono::milliseconds(flag_number(args, "db-queue-timeout-ms", 100, 600'000))};
 }
 
 std::vector<common::config::OptionSpec> forward_option_specs() {

@@ -9,12 +9,19 @@
 #include "common/config/options.hpp"
 #include "common/db/pool.hpp"
 #include "hub/forward/forwarder.hpp"
+#include "hub/ingest/rate_limit.hpp"
 
 namespace hub::app {
 
 /// The value of a whole-number flag within [min, max]; a UserError naming the flag otherwise.
 std::uint64_t flag_number(const common::config::ParsedArgs& args, const char* name, std::uint64_t min,
                           std::uint64_t max);
+
+/// A rate from a per-second flag and a burst flag (each 1 to 1,000,000).
+ingest::RateLimit rate_flags(const common::config::ParsedArgs& args, const char* per_second, const char* burst);
+
+/// The base of the URLs the hub hands out: --public-url, else http:// and the listen address.
+std::string public_base_url(const common::config::ParsedArgs& args);
 
 /// The hub's database pool: `workers` connections prepared for serving (the ingest and dashboard statements), with
 /// the statement and queue time-outs of --db-statement-timeout-ms and --db-queue-timeout-ms; `queue_wait` observes

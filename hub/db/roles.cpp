@@ -8,7 +8,7 @@ HubRoles hub_roles_for_owner(std::string_view owner) {
     auto pick = [owner](std::string_view name) {
         return owner == name ? std::string(name) + "_role" : std::string(name);
     };
-    return {pick(kAppRole), pick(kAuditorRole)};
+    return {pick(kAppRole), pick(kAuditorRole), pick(kOperatorRole)};
 }
 
 HubRoles hub_roles(pqxx::connection_base& conn) {
@@ -19,7 +19,9 @@ HubRoles hub_roles(pqxx::connection_base& conn) {
 }
 
 std::vector<common::db::RoleName> migration_role_names(const HubRoles& roles) {
-    return {{std::string(kAppRole), roles.app}, {std::string(kAuditorRole), roles.auditor}};
+    return {{std::string(kAppRole), roles.app},
+            {std::string(kAuditorRole), roles.auditor},
+            {std::string(kOperatorRole), roles.operator_role}};
 }
 
 }  // namespace hub::db

@@ -20,11 +20,14 @@ namespace hub::db {
 
 inline constexpr std::string_view kAppRole = "orderhub_app";
 inline constexpr std::string_view kAuditorRole = "orderhub_auditor";
+/// What an operator HTTP API call switches to for its transaction (sql/hub/0015_admin_tokens.sql).
+inline constexpr std::string_view kOperatorRole = "orderhub_operator";
 
 /// The names of the hub's roles in one database.
 struct HubRoles {
     std::string app;
     std::string auditor;
+    std::string operator_role;
 };
 
 /// The hub's role names for a schema owned by `owner`: the written names, unless `owner` bears one of them.

@@ -9,6 +9,7 @@
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
+#include "hub/adminapi/api.hpp"
 #include "hub/dashboard/api.hpp"
 #include "hub/http/metrics_endpoint.hpp"
 #include "hub/ingest/webhook.hpp"
@@ -95,6 +96,7 @@ boost::asio::awaitable<Response> Routes::handle(Request req) {
     }
     if (req.path == "/metrics" && metrics_ != nullptr) co_return co_await metrics_->handle(req);
     if (auto r = co_await common::app::health_routes(req, health_)) co_return std::move(*r);
+    if (admin_api_ != nullptr && req.path.starts_with(adminapi::kPrefix)) co_return co_await admin_api_->handle(req);
     if (dashboard_ != nullptr) {
         if (auto r = co_await dashboard_->handle(req)) co_return std::move(*r);
     }

@@ -18,11 +18,16 @@ namespace hub::dashboard {
 class Dashboard;
 }
 
+namespace hub::adminapi {
+class AdminApi;
+}
+
 namespace hub::http {
 
 class MetricsEndpoint;
 
-/// The hub's HTTP surface: health, readiness, metrics, webhooks and the merchant dashboard. Holds references only.
+/// The hub's HTTP surface: health, readiness, metrics, webhooks, the merchant dashboard and the operator HTTP API.
+/// Holds references only.
 class Routes {
 public:
     /// `webhooks` and `dashboard` may be null (the forwarder role): their URLs then answer 404.
@@ -32,6 +37,9 @@ public:
     /// Serves `GET /metrics` from `metrics` (which must outlive the routes) on handler(); without it /metrics is
     /// 404 there (it is on the admin listener then).
     void serve_metrics(MetricsEndpoint* metrics) { metrics_ = metrics; }
+    /// Serves the operator HTTP API under /api/admin/v1/ from `api` (which must outlive the routes); without it
+    /// those URLs are 404.
+    void serve_admin_api(adminapi::AdminApi* api) { admin_api_ = api; }
     /// The request handler of the admin listener (`--admin-listen`): `/metrics` from `metrics` (which must
     /// outlive the routes), `/healthz` and a `/readyz` that says why it is not ready; 404 for anything else.
     common::http::Handler admin_handler(MetricsEndpoint& metrics);
@@ -44,6 +52,7 @@ private:
     ingest::WebhookHandler* webhooks_;
     MetricsEndpoint* metrics_ = nullptr;
     dashboard::Dashboard* dashboard_;
+    adminapi::AdminApi* admin_api_ = nullptr;
 };
 
 /// The hub's failure body: `{"status":"failed","error":{...}}`, plus `"order_id": ""` on webhook paths.

@@ -28,6 +28,9 @@ public:
     /// Answers replayed webhook-ids from `ids` (IngestService::guard_replays).
     void guard_replays(WebhookIdLog& ids) { service_.guard_replays(ids); }
 
+    /// The ingest service behind the endpoint (the operator API replays inbox entries through it).
+    IngestService& service() { return service_; }
+
     /// Answers one webhook request; the answer's `note` says partner, event, outcome and order ids for the
     /// access log and the metrics.
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);

@@ -32,6 +32,8 @@ TEST_CASE("hub roles: the written names unless the owner bears one of them", "[m
         CHECK(r.app == c.app);
         CHECK(r.auditor == c.auditor);
     }
+    CHECK(hub::db::hub_roles_for_owner("orderhub").operator_role == "orderhub_operator");
+    CHECK(hub::db::hub_roles_for_owner("orderhub_operator").operator_role == "orderhub_operator_role");
 }
 
 TEST_CASE("hub roles: every written name of the hub's migrations is replaced when the owner takes it",
