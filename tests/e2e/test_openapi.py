@@ -12,6 +12,9 @@ import warnings
 import jsonschema
 import yaml
 
+import time
+
+import nonconforming_pos
 from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env, run)
 
 SCHEMAS = os.path.join(SOURCE, "schemas")
@@ -125,6 +128,13 @@ eq(run(HUB, "branch", "create", "--id", "DEMO-1", "--brand", "DEMO", env=henv).r
 partner = json.loads(run(HUB, "partner", "create", "--name", "Platform", "--label", "plat", "--json",
                          env=henv).stdout)
 webhook = "/webhooks/" + partner["webhook_url"].rsplit("/webhooks/", 1)[1]
+# A branch whose POS is a stand-in that keeps every order body the hub sends (tests/e2e/nonconforming_pos.py).
+fake = nonconforming_pos.FakePos()
+eq(run(HUB, "branch", "create", "--id", nonconforming_pos.BRANCH, "--brand", nonconforming_pos.BRAND,
+       env=henv).returncode, 0, "branch create (fake POS)")
+r = run(HUB, "pos", "set", "--brand", nonconforming_pos.BRAND, "--base-url", fake.url(), "--token",
+        nonconforming_pos.TOKEN, env=henv)
+eq(r.returncode, 0, f"pos set (fake POS): {r.stderr}")
 WH = "/webhooks/{key}"
 
 
@@ -166,6 +176,23 @@ for what, path, method, payload, want in refusals:
     answer_valid(WH, "POST", status, body, what)
     if want == 422:
         check(body.get("error", {}).get("details"), f"{what}: the failure names the broken field: {body}")
+
+# What the hub sends a POS is a valid request body of POST /api/orders.
+to_fake = created("OA-FAKE")
+to_fake["branch_id"] = nonconforming_pos.BRANCH
+to_fake["payload"]["items"] = [{"id": "P-1", "quantity": 2, "price": 10, "note": "no salt",
+                                "options": [{"id": "M-1", "price": 1.5, "quantity": 1}]}]
+status, _, body = hub.request("POST", webhook, to_fake)
+eq(status, 200, "order for the fake POS stored")
+forwarder = Service(HUB, "--role", "forwarder", env=henv)
+deadline = time.time() + 30
+while time.time() < deadline and not fake.received:
+    time.sleep(0.1)
+eq(forwarder.stop(), 0, "forwarder stops cleanly")
+fake.stop()
+eq(len(fake.received), 1, "the hub forwarded the order to the fake POS")
+for sent in fake.received:
+    request_valid("/api/orders", "POST", sent, f"the POS order the hub sent {sent!r}")
 
 # The dashboard: a login with credentials nobody has.
 status, _, body = hub.request("POST", "/api/dashboard/login", {"email": "nobody@demo.test", "password": "wrong-pw"})
