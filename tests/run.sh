@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 ./deploy/install-deps.sh
 (cd tests/interop && npm ci --no-audit --no-fund --silent)
 (cd tests/browser && npm ci --no-audit --no-fund --silent)  # playwright-core for the dashboard's browser test
+(cd tests/openapi && npm ci --no-audit --no-fund --silent)  # @redocly/cli lints schemas/openapi.yaml (e2e:test_openapi)
 jobs=${ORDERHUB_BUILD_JOBS:-2}
 # Each stage names the minutes since the start: CI has 30 minutes for all of it.
 stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
