@@ -7,6 +7,7 @@
 #include "common/http/error.hpp"
 #include "hub/admin/refusal.hpp"
 #include "hub/adminapi/handlers.hpp"
+#include "hub/adminapi/openapi.hpp"
 
 namespace hub::adminapi {
 namespace {
@@ -102,28 +103,58 @@ boost::asio::awaitable<Response> AdminApi::handle(const Request& req) {
         common::http::unavailable("database_unavailable", "the database is not reachable; try again shortly"));
 }
 
-boost::asio::awaitable<std::optional<admin::AdminToken>> AdminApi::authenticate(const Request& req) {
+void AdminApi::make_room() {
+    if (cache_.size() < kMaxCachedTokens) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(cache_, [now](const auto& e) { return !e.second.token || e.second.until <= now; });
+    if (cache_.size() >= kMaxCachedTokens) cache_.clear();  // that many live tokens: no guess put them there
+}
+
+boost::asio::awaitable<AdminApi::Auth> AdminApi::authenticate(const Request& req) {
     const std::string token = bearer(req);
-    if (token.empty()) co_return std::nullopt;
+    if (token.empty()) co_return Auth{};
     const std::string hash = admin::admin_token_hash(token);
     const auto now = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(mutex_);
-        if (auto it = cache_.find(hash); it != cache_.end() && it->second.until > now) co_return it->second.token;
+        if (auto it = cache_.find(hash); it != cache_.end() && it->second.until > now) co_return Auth{it->second.token};
+        if (lookups_ >= kMaxTokenLookups) co_return Auth{std::nullopt, true};
+        ++lookups_;
     }
+    struct Done {
+        AdminApi& api;
+        ~Done() {
+            std::lock_guard lock(api.mutex_);
+            --api.lookups_;
+        }
+    } done{*this};
     auto job = [hash](pqxx::connection& c) {
         pqxx::read_transaction tx(c);
         return admin::find_admin_token(tx, hash);
     };
     auto found = co_await ctx_.pool.run(std::move(job));
     std::lock_guard lock(mutex_);
-    if (cache_.size() > 10'000) cache_.clear();  // a bound: guessed tokens must not grow it without end
+    make_room();
     cache_[hash] = Cached{found, now + kTokenCacheTime};
-    co_return found;
+    co_return Auth{found};
 }
 
 boost::asio::awaitable<Response> AdminApi::dispatch(const Request& req) {
-    auto token = co_await authenticate(req);
+    if (req.path.substr(kPrefix.size()) == "openapi.json") {
+        if (req.method != "GET" && req.method != "HEAD") {
+            Response r = failure(405, "method_not_allowed", "use GET");
+            r.headers.emplace_back("Allow", "GET");
+            co_return r;
+        }
+        Response r;
+        r.status = 200;
+        r.body = std::string(openapi_json());
+        co_return r;
+    }
+    const Auth auth = co_await authenticate(req);
+    if (auth.busy)
+        co_return failure(503, "busy", "too many token checks at once; retry shortly", std::chrono::seconds(1));
+    const auto& token = auth.token;
     if (!token) {
         Response r = failure(401, "unauthenticated", "an admin token is needed: Authorization: Bearer <token>");
         r.headers.emplace_back("WWW-Authenticate", "Bearer");

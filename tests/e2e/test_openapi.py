@@ -177,6 +177,23 @@ for what, path, method, payload, want in refusals:
     if want == 422:
         check(body.get("error", {}).get("details"), f"{what}: the failure names the broken field: {body}")
 
+# The running hub serves the same description without a token, as one document that stands alone: the linter
+# takes it, it names the same paths, and a reference into the JSON Schemas resolves inside it.
+status, _, served = hub.request("GET", "/api/admin/v1/openapi.json", None)
+eq(status, 200, "GET /api/admin/v1/openapi.json without a token")
+eq(served.get("openapi"), "3.1.0", "the served description is OpenAPI 3.1")
+eq(sorted(served.get("paths", {})), sorted(spec["paths"]), "the served description has the spec's paths")
+check("order-created" in served.get("components", {}).get("schemas", {}),
+      "the JSON Schemas are bundled under components/schemas")
+with tempfile.TemporaryDirectory() as tmp:
+    served_path = os.path.join(tmp, "openapi.json")
+    with open(served_path, "w", encoding="utf-8") as f:
+        json.dump(served, f)
+    code, output = lint(served_path)
+    eq(code, 0, f"redocly lint of the served description\n{output}")
+status, _, body = hub.request("POST", "/api/admin/v1/openapi.json", {})
+eq(status, 405, "the description is read-only")
+
 # What the hub sends a POS is a valid request body of POST /api/orders.
 to_fake = created("OA-FAKE")
 to_fake["branch_id"] = nonconforming_pos.BRANCH
