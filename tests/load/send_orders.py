@@ -7,12 +7,15 @@
 Request i carries the body FILE (default: the interface's example order_created) with payload.id = P-i. With
 --rate R, request i is sent at start + i/R seconds (a fixed schedule, like wrk2's constant throughput: a slow
 answer does not slow the schedule down as long as a connection is free); without it, as fast as C keep-alive
-connections allow. Prints one JSON object: sent, ok (HTTP 200), non200, errors, seconds, rate, and how late the
-schedule ran (max_late_ms). Exits 1 when anything but 200 came back.
+connections allow. Prints one JSON object: sent, ok (HTTP 200), non200, errors, seconds, rate, how late the
+schedule ran (max_late_ms), and the answers' latency: p50_ms, p99_ms, max_ms from sending each request to its answer,
+and sched_p50_ms, sched_p99_ms from its due time on the schedule (with --rate; like wrk2, a request that waited for
+a free connection counts its wait). Exits 1 when anything but 200 came back.
 """
 import argparse
 import http.client
 import json
+import math
 import os
 import sys
 import threading
@@ -20,6 +23,15 @@ import time
 import urllib.parse
 
 EXAMPLE_ID = '"ORD-2024-000123"'
+
+
+def percentile(seconds, q):
+    """The q-quantile (nearest rank) of `seconds`, in milliseconds; None when empty."""
+    if not seconds:
+        return None
+    ordered = sorted(seconds)
+    i = min(len(ordered) - 1, max(0, math.ceil(len(ordered) * q) - 1))
+    return round(ordered[i] * 1000, 2)
 
 
 def main():
@@ -42,7 +54,7 @@ def main():
     head, tail = template.split(EXAMPLE_ID, 1)
 
     lock = threading.Lock()
-    state = {"next": 0, "ok": 0, "non200": 0, "errors": 0, "late": 0.0, "statuses": {}}
+    state = {"next": 0, "ok": 0, "non200": 0, "errors": 0, "late": 0.0, "statuses": {}, "lat": [], "sched": []}
     start = time.monotonic() + 0.2
 
     def take():
@@ -64,7 +76,9 @@ def main():
                 late = time.monotonic() - due
             else:
                 late = 0.0
+                due = None
             body = (head + json.dumps(f"{args.prefix}-{i}") + tail).encode()
+            sent_at = time.monotonic()
             try:
                 if conn is None:
                     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
@@ -77,7 +91,11 @@ def main():
                 if conn is not None:
                     conn.close()
                 conn = None
+            answered_at = time.monotonic()
             with lock:
+                state["lat"].append(answered_at - sent_at)
+                if due is not None:
+                    state["sched"].append(answered_at - due)
                 state["late"] = max(state["late"], late)
                 if status == 200:
                     state["ok"] += 1
@@ -97,7 +115,10 @@ def main():
     seconds = time.monotonic() - start
     out = {"sent": state["next"], "ok": state["ok"], "non200": state["non200"], "errors": state["errors"],
            "statuses": state["statuses"], "seconds": round(seconds, 3), "rate": round(state["ok"] / seconds, 1),
-           "max_late_ms": round(state["late"] * 1000, 1)}
+           "max_late_ms": round(state["late"] * 1000, 1),
+           "p50_ms": percentile(state["lat"], 0.50), "p99_ms": percentile(state["lat"], 0.99),
+           "max_ms": percentile(state["lat"], 1.0),
+           "sched_p50_ms": percentile(state["sched"], 0.50), "sched_p99_ms": percentile(state["sched"], 0.99)}
     print(json.dumps(out))
     sys.exit(0 if state["ok"] == args.count else 1)
 
