@@ -22,6 +22,15 @@ if(NOT PQXX_FOUND)
   message(FATAL_ERROR "libpqxx 6.4 not found: apt-get install libpqxx-dev (or run ./deploy/install-deps.sh)")
 endif()
 
+# The build bundles schemas/openapi.yaml into the hub (cmake/bundle_openapi.py) with Debian's python3 and PyYAML.
+find_program(ORDERHUB_PYTHON3 NAMES python3 HINTS /usr/bin)
+if(ORDERHUB_PYTHON3)
+  execute_process(COMMAND ${ORDERHUB_PYTHON3} -c "import yaml" RESULT_VARIABLE ORDERHUB_PYYAML OUTPUT_QUIET ERROR_QUIET)
+endif()
+if(NOT ORDERHUB_PYTHON3 OR NOT ORDERHUB_PYYAML EQUAL 0)
+  message(FATAL_ERROR "python3 with PyYAML not found: apt-get install python3 python3-yaml (or run ./deploy/install-deps.sh)")
+endif()
+
 if(ORDERHUB_TESTS)
   find_package(Catch2 2.13 QUIET)
   if(NOT Catch2_FOUND)
