@@ -35,7 +35,9 @@ if [ $# -eq 0 ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORDERHUB_SANITIZE=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
   cmake --build build-asan -j"$jobs" --target unit_tests pg_tests webhook_verdicts
   stage "unit and pg tests under AddressSanitizer and UBSan"
-  (cd build-asan && ctest -L 'unit|pg' --output-on-failure) || status=1
+  # libpqxx 6.4's own leak on a broken connection is suppressed (tests/lsan.supp says why); nothing else is.
+  (cd build-asan && LSAN_OPTIONS="suppressions=$PWD/../tests/lsan.supp:print_suppressions=0" \
+    ctest -L 'unit|pg' --output-on-failure) || status=1
   stage "fuzzing: each libFuzzer target for 60 s (a longer run: tests/fuzz/run.sh 3600)"
   ./tests/fuzz/run.sh 60 || status=1
   stage "every test, Release build"
