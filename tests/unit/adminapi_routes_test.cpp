@@ -34,7 +34,8 @@ TEST_CASE("admin API: a pattern refuses other shapes") {
     CHECK(p == Params{{"kept", "yes"}});  // a failed match leaves the params alone
 }
 
-TEST_CASE("admin API: find_route picks method and pattern, and a known path with another method lists the allowed ones") {
+TEST_CASE(
+    "admin API: find_route picks method and pattern, and a known path with another method lists the allowed ones") {
     constexpr std::array<RouteKey, 4> routes{{
         {"GET", "branches"},
         {"POST", "branches"},
