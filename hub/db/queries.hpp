@@ -32,6 +32,9 @@ inline constexpr Statement kPartnerByKeyHash{"partner_by_key_hash", R"(
 SELECT id, label, time_zone, signing, disabled_at IS NOT NULL, rate_per_second::float8, rate_burst
 FROM hub.partners WHERE key_hash = $1)"};
 
+/// -> key_hash of every partner (disabled ones too): the set unknown webhook keys are answered from.
+inline constexpr Statement kPartnerKeyHashes{"partner_key_hashes", "SELECT key_hash FROM hub.partners"};
+
 /// $1 partner id -> secret_sealed of the partner's currently valid signing secrets (not expired), newest first.
 inline constexpr Statement kSigningSecretsByPartner{"signing_secrets_by_partner", R"(
 SELECT secret_sealed FROM hub.partner_signing_secrets
@@ -328,7 +331,7 @@ DELETE FROM hub.webhook_ids WHERE partner_id = $1 AND webhook_id IN (
 /// Every statement above, for prepare_all.
 inline const std::array kAllStatements{
     // clang-format off
-    &kPartnerByKeyHash, &kSigningSecretsByPartner,
+    &kPartnerByKeyHash, &kPartnerKeyHashes, &kSigningSecretsByPartner,
     &kInsertOrders,     &kInsertInbox,
     &kOrderForUpdate,   &kInsertPlatformStatus,
     &kApplyStatus,      &kCancelPendingJob,
