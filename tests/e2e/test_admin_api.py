@@ -221,6 +221,21 @@ status, _, body = call("GET", f"/mappings?partner={plat['id']}")
 eq(body["items"], [], "the mapping is gone")
 status, _, body = call("DELETE", f"/mappings/{plat['id']}/item/X%201")
 eq(status, 404, "delete it again: 404")
+status, _, body = call("DELETE", f"/mappings/{plat['id']}/dish/X%201")
+eq(status, 400, "delete a mapping of no kind: 400")
+# The CLI and the API name a mapping alike (partner, kind, platform id) and see the same mappings.
+status, _, body = call("POST", "/mappings", {"partner": plat["id"], "kind": "option", "external": "O/2", "pos": "M-2"})
+eq(status, 200, "set a mapping whose platform id has a slash")
+r = run(HUB, "map", "list", "--partner", plat["id"], "--json", env=henv)
+eq([(m["kind"], m["external"], m["pos"]) for m in json.loads(r.stdout or "[]")], [("option", "O/2", "M-2")],
+   "the CLI lists the mapping the API set")
+r = run(HUB, "map", "delete", "--partner", plat["id"], "--kind", "option", "--external", "O/2", "--json", env=henv)
+eq(r.returncode, 0, f"the CLI deletes it by the same name: {r.stderr}")
+status, _, body = call("GET", f"/mappings?partner={plat['id']}")
+eq((status, body["items"]), (200, []), "the API no longer lists it")
+status, _, body = call("POST", "/mappings", {"partner": plat["id"], "kind": "option", "external": "O/2", "pos": "M-2"})
+status, _, body = call("DELETE", f"/mappings/{plat['id']}/option/O%2F2")
+eq((status, body.get("external")), (200, "O/2"), "the API deletes a platform id with a slash (percent-encoded)")
 
 # Partner actions; each shows its new secret once.
 status, _, rotated = call("POST", f"/partners/{signed['id']}/rotate-secret", {"grace_hours": 0})
