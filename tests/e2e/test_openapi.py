@@ -58,8 +58,9 @@ def answer_valid(path, method, status, body, what):
 
 # Every route the hub's route tables answer is described: the admin API (hub/adminapi/api.cpp) and the dashboard's
 # JSON API (hub/dashboard/routes.hpp). A route added to a table but not to openapi.yaml fails here.
-for source, prefix, pattern in [("hub/adminapi/api.cpp", "/api/admin/v1/", r'\{\{"([A-Z]+)", "([^"]+)"\}, &'),
-                                ("hub/dashboard/routes.hpp", "/api/dashboard/", r'\{"([A-Z]+)", "([^"]+)", (?:true|false), &')]:
+ROUTE_TABLES = [("hub/adminapi/api.cpp", "/api/admin/v1/", r'\{\{"([A-Z]+)", "([^"]+)"\}, &'),
+                ("hub/dashboard/routes.hpp", "/api/dashboard/", r'\{"([A-Z]+)", "([^"]+)", (?:true|false), &')]
+for source, prefix, pattern in ROUTE_TABLES:
     with open(os.path.join(SOURCE, source), encoding="utf-8") as f:
         routes = re.findall(pattern, f.read())
     check(len(routes) >= 9, f"the route table of {source} is read: {routes}")
