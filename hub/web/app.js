@@ -329,7 +329,11 @@ function confirmResend(o) {
 // after a reconnection of an order created in the last minutes).
 function notice(prev, o, isNew, fresh) {
   if (!prev && isNew) {
-    banner('new', `New order ${fmt.reference(o)}` + (waiting(o) ? ' — accept or reject it' : '') + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
+    banner(waiting(o) ? 'new waiting' : 'new', `New order ${fmt.reference(o)}` + (waiting(o) ? ' — accept or reject it' : '') + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
+  }
+  // Decided, timed out or cancelled: the call to decide goes.
+  if (prev && waiting(prev) && !waiting(o)) {
+    for (const b of document.querySelectorAll('.banner.waiting')) if (b.dataset.orderId === o.id) b.remove();
   }
   // A problem that went away (the POS took the order after all) takes its banner with it.
   if (prev && prev.problem && !o.problem) {
