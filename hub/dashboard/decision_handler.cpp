@@ -45,7 +45,7 @@ std::optional<std::string> parse_reason(std::string_view body, Response& refusal
     } else {
         return std::string(text);
     }
-    refusal = failed(422, "invalid_reason", "the body must be {\"reason\": \"...\"}",
+    refusal = failed(422, "invalid_reason", R"(the body must be {"reason": "..."})",
                      json::array{json::object{{"path", "/reason"}, {"message", message}}});
     return std::nullopt;
 }
