@@ -10,7 +10,7 @@
 
 using namespace tests::hubdb;
 
-TEST_CASE("manual accept: held jobs wait; the time-out ends each once, never one an accept holds", "[outbox]") {
+TEST_CASE("manual accept: held jobs wait and the time-out ends each once but never one an accept holds", "[outbox]") {
     HubDb h;
     {
         pqxx::connection c(h.db.url());
