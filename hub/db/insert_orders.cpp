@@ -10,7 +10,8 @@ using ingest::Kind;
 
 // x: the entries; c: the order_created entries with their branch and times; f: the first entry of each
 // (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent batches take
-// their unique-index locks in the same order); done: those actually inserted (ON CONFLICT skips a payload.id
+// their unique-index locks in the same order; a manual-accept branch's job is held for its staff, sql/hub/0017);
+// done: those actually inserted (ON CONFLICT skips a payload.id
 // stored before, or by a concurrent batch). Rows inserted by this statement are not visible to its own reads:
 // a payload.id that another entry of the batch inserted is found in `done`, one stored earlier in hub.orders.
 // Inbox ids are drawn first (nextval, once per row of a materialized CTE) so that each entry learns its own.
@@ -25,7 +26,7 @@ WITH x AS MATERIALIZED (
 ),
 c AS MATERIALIZED (
     SELECT x.i, x.id, x.p, x.h, x.rq, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
-           b.schedule_lead_minutes AS lead,
+           b.schedule_lead_minutes AS lead, b.manual_accept AS manual, b.accept_timeout_minutes AS accept_mins,
            CASE WHEN (x.d->>'event_time_has_offset')::boolean THEN (x.d->>'event_time')::timestamptz
                 ELSE (x.d->>'event_time')::timestamp AT TIME ZONE pa.time_zone END AS event_time,
            CASE WHEN x.d->>'schedule_date' IS NULL THEN NULL
@@ -72,8 +73,9 @@ log AS (
     SELECT id, branch_id, p, 'received', 'platform', event_time, true FROM done
 ),
 job AS (
-    INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since)
-    SELECT id, brand_id, due, due
+    INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since, state, accept_deadline)
+    SELECT id, brand_id, due, due, CASE WHEN manual THEN 'awaiting_acceptance' ELSE 'pending' END,
+           CASE WHEN manual THEN now() + make_interval(mins => accept_mins) END
     FROM done, LATERAL (SELECT CASE WHEN schedule_date IS NULL THEN now()
                                     ELSE greatest(now(), schedule_date - make_interval(mins => lead)) END AS due) w
 ),

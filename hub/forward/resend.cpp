@@ -10,6 +10,10 @@ std::string ResendOutcome::message() const {
         case Kind::not_found: return "no such order";
         case Kind::cancelled: return "the order was cancelled; it is not sent";
         case Kind::already_queued: return "the order is already queued (" + previous_state + ")";
+        case Kind::staff_decides:
+            return previous_state == "awaiting_acceptance"
+                       ? "the order waits for the branch's staff to accept or reject it"
+                       : "the branch's staff did not accept the order (" + previous_state + "); it is not sent";
     }
     return {};
 }
@@ -26,6 +30,11 @@ ResendOutcome resend_order(pqxx::transaction_base& tx, const std::string& order_
     out.branch_id = job[0][2].as<std::string>();
     if (job[0][1].as<std::string>() == "cancelled") {
         out.kind = ResendOutcome::Kind::cancelled;
+        return out;
+    }
+    if (out.previous_state == "awaiting_acceptance" || out.previous_state == "merchant_rejected" ||
+        out.previous_state == "timed_out") {
+        out.kind = ResendOutcome::Kind::staff_decides;
         return out;
     }
     if (out.previous_state == "pending" || out.previous_state == "in_flight") {
