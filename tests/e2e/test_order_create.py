@@ -7,6 +7,10 @@ import json
 import os
 import tempfile
 import time
+import warnings
+
+import jsonschema
+import yaml
 
 from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env, psql, run)
 from metrics_text import parse
@@ -182,20 +186,61 @@ reader = json.loads(run(HUB, "admin-token", "create", "--name", "reader", "--rea
                         env=henv).stdout)["token"]
 
 
-def api(body, token=ops):
-    return hub.request("POST", "/api/admin/v1/orders", body, headers={"Authorization": "Bearer " + token})
+# Each request body and answer of POST orders validates against schemas/openapi.yaml (as tests/e2e/test_openapi.py
+# checks the other routes).
+SCHEMAS = os.path.join(SOURCE, "schemas")
+with open(os.path.join(SCHEMAS, "openapi.yaml"), encoding="utf-8") as f:
+    spec = yaml.safe_load(f)
+store = {"https://orderhub.example/schemas/openapi.yaml": spec}
+for name in os.listdir(SCHEMAS):
+    if name.endswith(".schema.json"):
+        with open(os.path.join(SCHEMAS, name), encoding="utf-8") as f:
+            schema = json.load(f)
+        store[schema["$id"]] = schema
+operation = spec["paths"]["/api/admin/v1/orders"]["post"]
+
+
+def problems(schema, value):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # RefResolver: Debian 12's jsonschema 4.10
+        resolver = jsonschema.RefResolver(base_uri="https://orderhub.example/schemas/openapi.yaml", referrer=spec,
+                                          store=store)
+        return [e.message for e in jsonschema.Draft202012Validator(schema, resolver=resolver).iter_errors(value)]
+
+
+def answer_schema(status):
+    response = operation["responses"].get(str(status))
+    while response is not None and "$ref" in response:
+        target = spec
+        for part in response["$ref"][2:].split("/"):
+            target = target[part]
+        response = target
+    return None if response is None else response["content"]["application/json"]["schema"]
+
+
+def api(body, token=ops, valid_request=True):
+    errs = problems(operation["requestBody"]["content"]["application/json"]["schema"], body)
+    eq(not errs, valid_request, f"the request body {body!r} is {'' if valid_request else 'not '}valid: {errs}")
+    status, headers, answer = hub.request("POST", "/api/admin/v1/orders", body,
+                                          headers={"Authorization": "Bearer " + token})
+    schema = answer_schema(status)
+    check(schema is not None, f"openapi.yaml describes POST /api/admin/v1/orders {status}")
+    if schema is not None:
+        errs = problems(schema, answer)
+        check(not errs, f"the {status} answer {answer!r} is valid: {errs}")
+    return status, headers, answer
 
 
 before = counts()
 status, _, body = api({"branch": "DEMO-1", "item": ["P-BURGER"]}, token=reader)
 eq((status, body.get("status"), body.get("error", {}).get("code")), (403, "failed", "read_only_token"),
    "a read-only token is refused")
-status, _, body = api({"branch": "DEMO-1", "file": dict(payload, id="API-BAD", total="x")})
+status, _, body = api({"branch": "DEMO-1", "file": dict(payload, id="API-BAD", total="x")}, valid_request=False)
 eq((status, body.get("status"), body.get("order_id")), (422, "failed", ""), "a bad payload: the webhook failure")
 check(any(d["path"] == "/payload/total" for d in body["error"]["details"]), "... naming the field")
-status, _, body = api({"branch": "DEMO-1"})
+status, _, body = api({"branch": "DEMO-1"}, valid_request=False)
 eq((status, body.get("status")), (400, "failed"), "neither file nor item: 400 in the failure shape")
-status, _, body = api({"branch": "DEMO-1", "item": "P-COLA"})
+status, _, body = api({"branch": "DEMO-1", "item": "P-COLA"}, valid_request=False)
 eq(status, 400, "item must be an array")
 eq(counts(), before, "refused API calls change nothing")
 
