@@ -123,6 +123,11 @@ int create(const ParsedArgs& args) {
     const ingest::IngestResult result = store(args, partner, std::move(body), request.test);
     if (result.kind != ingest::Kind::created && result.kind != ingest::Kind::duplicate)
         throw UserError(refusal_text(result));
+    if (result.kind == ingest::Kind::duplicate) {
+        auto conn = connect(args);
+        pqxx::read_transaction tx(*conn);
+        require_same_test_mark(tx, result.order_id, request.test);
+    }
     boost::json::object out{{"order_id", result.order_id},
                             {"external_id", result.external_id},
                             {"branch_id", request.branch},

@@ -93,7 +93,7 @@ std::string event_time_text(std::int64_t unix_seconds) {
     gmtime_r(&t, &tm);
     char text[32];
     const auto n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return std::string(text, n);
+    return {text, n};
 }
 
 ingest::Partner operator_partner(pqxx::transaction_base& tx, const std::string& branch) {
@@ -110,6 +110,14 @@ ingest::Partner operator_partner(pqxx::transaction_base& tx, const std::string& 
     return p;
 }
 
+void require_same_test_mark(pqxx::transaction_base& tx, const std::string& id, bool test) {
+    auto rows = tx.exec_params("SELECT test FROM hub.orders WHERE id = $1", id);
+    if (rows.empty() || rows[0][0].as<bool>() == test) return;
+    throw Refusal(Refusal::Kind::conflict, "this payload id was stored before as " +
+                                               std::string(test ? "a real" : "a test") + " order (" + id +
+                                               "); give the order another payload id");
+}
+
 std::optional<boost::json::object> delivery_answer(pqxx::transaction_base& tx, const std::string& id) {
     auto rows = tx.exec_params(
         "SELECT j.state, j.pos_order_id, j.last_error, a.http_status, a.response_excerpt FROM hub.forward_jobs j "
@@ -119,7 +127,7 @@ std::optional<boost::json::object> delivery_answer(pqxx::transaction_base& tx, c
         id);
     if (rows.empty()) throw Refusal(Refusal::Kind::not_found, "no order with id '" + id + "'");
     const auto& r = rows[0];
-    const std::string state = r[0].as<std::string>();
+    const auto state = r[0].as<std::string>();
     if (!is_final(state)) return std::nullopt;
     boost::json::value answer = nullptr;
     if (!r[4].is_null()) {

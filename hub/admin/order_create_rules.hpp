@@ -15,6 +15,8 @@
 //   - The envelope: event order_created, event_time now (UTC, with its offset), branch_id the given branch.
 //   - A test order's note starts with kTestNote (the kitchen reads the note on the POS ticket); the order is stored
 //     with hub.orders.test, shown as TEST in every list, and never counted as a sale.
+//   - A file whose payload id was stored before with the same order answers that order (as a platform's repeat
+//     does), unless its test mark differs: refused, nothing changes.
 //   - The POS's answer (`--wait`): the forwarding job in a final state (delivered, rejected, auth_failed, dead,
 //     cancelled); any other state (pending, in flight, retrying, held for acceptance) is still waiting.
 
@@ -66,6 +68,10 @@ std::string event_time_text(std::int64_t unix_seconds);
 /// The built-in operator partner, once `branch` is known to exist. Refusals: not_found (the branch); conflict when
 /// the partner is missing (a database not migrated to 0016).
 ingest::Partner operator_partner(pqxx::transaction_base& tx, const std::string& branch);
+
+/// For a payload id stored before with the same order (a duplicate): refuses (conflict) when order `id` was stored
+/// with the other test mark than `test` (the hash of an order does not cover the mark).
+void require_same_test_mark(pqxx::transaction_base& tx, const std::string& id, bool test);
 
 /// The POS's answer to order `id` once its forwarding job is final: order_id, forwarding (the job's state),
 /// pos_order_id, pos_http_status, pos_answer (the POS's body: JSON when it parses, else its text; null when no

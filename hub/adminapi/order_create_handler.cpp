@@ -99,6 +99,13 @@ boost::asio::awaitable<Response> create_order(Context& ctx, const Call& call) {
     // A refusal is the webhook's own answer (its failure shape and status); nothing was stored or recorded.
     if (result.kind != ingest::Kind::created && result.kind != ingest::Kind::duplicate)
         co_return answer(result.http_status(), ingest::answer_body(result));
+    if (result.kind == ingest::Kind::duplicate) {
+        auto same = [id = result.order_id, test = request.test](pqxx::transaction_base& tx) {
+            admin::require_same_test_mark(tx, id, test);
+            return boost::json::value(nullptr);
+        };
+        co_await read(ctx, std::move(same));
+    }
     const unsigned status = result.kind == ingest::Kind::created ? 201 : 200;
     boost::json::object out{{"status", "success"},
                             {"order_id", result.order_id},

@@ -17,7 +17,9 @@ using ingest::Kind;
 // The kinds it decides are spliced in from the outcome table ({created} ...), with what their inbox rows say
 // ({kinds}: label, kind number, http status, inbox outcome, inbox error code, whether the row names the order);
 // 'record' (an inbox row alone, its values in the entry) and 'pending' are the statement's own. An order pushed by
-// an operator carries `op` (its actor, '' for the database user) and `t` (a test order): hub/ingest/store.hpp Origin.
+// an operator carries `op` (its actor, '' for the database user) and `t` (a test order): hub/ingest/store.hpp Origin;
+// its inbox row is written only when it names the order (stored, or a repeat): a refused one is the operator's
+// answer alone (hub/ingest/service.hpp create()).
 constexpr std::string_view kTemplate = R"(
 WITH x AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
@@ -115,6 +117,7 @@ inbox AS (
            CASE WHEN ids.n IS NULL THEN x.st ELSE ids.st END, CASE WHEN ids.n IS NULL THEN x.oc ELSE ids.oc END,
            CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint, x.bs
     FROM ids JOIN x ON x.i = ids.i
+    WHERE x.op IS NULL OR ids.order_id IS NOT NULL
 )
 SELECT o.i, o.kind = 'pending' AS pending, ids.n AS kind, ids.order_id, ids.inbox_id
 FROM o LEFT JOIN ids ON ids.i = o.i)";

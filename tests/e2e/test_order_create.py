@@ -119,6 +119,10 @@ eq(pos_order("operator:PHONE-7").split("|")[1:], ["27.600", "called at 18:02", "
    "the POS stored the --file order")
 r = create("--file", order_file)
 eq((r.returncode, json.loads(r.stdout)["order_id"]), (0, file_id), "the same file again: the same order")
+before = counts()
+r = create("--file", order_file, "--test")
+check(r.returncode == 1 and "refused" in r.stderr, f"... but not as a test order (its note is marked: a conflict): {r.stderr}")
+eq(counts(), before, "... which changes nothing")
 
 # --test --wait: marked, answered by the POS with its order_id, not a sale.
 r = create("--item", "P-COLA", "--test", "--wait")
