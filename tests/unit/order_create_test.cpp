@@ -1,3 +1,6 @@
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <string>
@@ -5,6 +8,8 @@
 
 #include "hub/admin/order_create_rules.hpp"
 #include "hub/admin/refusal.hpp"
+#include "hub/ingest/service.hpp"
+#include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
 
 // The webhook body that `orderhub order create` builds (hub/admin/order_create_rules.hpp): what --item makes passes the
@@ -109,4 +114,63 @@ TEST_CASE("order create: requests that name no order are refused", "[order_creat
 TEST_CASE("order create: the envelope's time is UTC with its offset", "[order_create]") {
     CHECK(hub::admin::event_time_text(0) == "1970-01-01T00:00:00Z");
     CHECK(hub::admin::event_time_text(1764093600) == "2025-11-25T18:00:00Z");
+}
+
+namespace {
+
+struct NoPartners final : hub::ingest::PartnerLookup {
+    boost::asio::awaitable<std::optional<hub::ingest::Partner>> find(std::string /*key*/) override {
+        co_return std::nullopt;
+    }
+};
+
+/// Keeps what the service hands to storage.
+struct KeptStore final : hub::ingest::OrderSink {
+    std::vector<hub::ingest::InboxRecord> stored, recorded;
+    boost::asio::awaitable<hub::ingest::StoreOutcome> store(std::string /*partner*/, hub::ingest::Validated /*order*/,
+                                                            hub::ingest::InboxRecord inbox) override {
+        stored.push_back(std::move(inbox));
+        co_return hub::ingest::StoreOutcome{hub::ingest::Kind::created, "o-1", false, "7"};
+    }
+    boost::asio::awaitable<std::string> record(hub::ingest::InboxRecord inbox) override {
+        recorded.push_back(std::move(inbox));
+        co_return "8";
+    }
+};
+
+hub::ingest::IngestResult create(KeptStore& store, std::string body, bool test) {
+    NoPartners partners;
+    hub::ingest::IngestService service(partners, store);
+    boost::asio::io_context ioc;
+    auto future = boost::asio::co_spawn(ioc,
+                                        service.create({"operator", "operator", "UTC"}, std::move(body), "r1", "{}",
+                                                       {.by_operator = true, .actor = "ops", .test = test}),
+                                        boost::asio::use_future);
+    ioc.run();
+    return future.get();
+}
+
+}  // namespace
+
+TEST_CASE("order create: the service stores a valid order with its origin, and records no refusal", "[order_create]") {
+    KeptStore store;
+    const auto made =
+        create(store, hub::admin::operator_body({"DEMO-1", std::nullopt, {"P-1"}, true}, "op-1", kNow), true);
+    CHECK(made.kind == hub::ingest::Kind::created);
+    CHECK(made.order_id == "o-1");
+    REQUIRE(store.stored.size() == 1);
+    CHECK(store.stored[0].origin.by_operator);
+    CHECK(store.stored[0].origin.actor == "ops");
+    CHECK(store.stored[0].origin.test);
+    CHECK(store.stored[0].external_id == "op-1");
+
+    boost::json::object file = hub::admin::minimal_payload({"P-1"}, "X", false);
+    file["items"].as_array()[0].as_object()["quantity"] = 0;
+    const auto refused =
+        create(store, hub::admin::operator_body({"DEMO-1", boost::json::value(file), {}, false}, "op-2", kNow), false);
+    CHECK(refused.kind == hub::ingest::Kind::validation_failed);
+    REQUIRE(!refused.errors.empty());
+    CHECK(refused.errors[0].path == "/payload/items/0/quantity");
+    CHECK(store.stored.size() == 1);
+    CHECK(store.recorded.empty());
 }
