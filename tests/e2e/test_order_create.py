@@ -100,6 +100,10 @@ eq(at_pos[1:], ["0.000", "Pushed by an operator", "P-BURGER,P-FRIES"], "the POS 
 log = psql(hub_url, f"SELECT status || '|' || source || '|' || coalesce(actor, '') FROM hub.order_status_log "
                     f"WHERE order_id = '{item_id}' ORDER BY id LIMIT 1")
 eq(log, f"received|operator|{db_user}", "logged with source operator and the CLI's database user as actor")
+event = psql(hub_url, f"SELECT id || '|' || (headers->>'origin') FROM hub.inbox WHERE order_id = '{item_id}'")
+eq(event.split("|")[1], "operator", "the inbox row says it came from an operator")
+r = run(HUB, "events", "replay", event.split("|")[0], env=henv)
+eq(r.returncode, 1, f"events replay refuses an operator order's inbox row: {r.stderr}")
 audit = json.loads(run(HUB, "audit", item_id, "--json", env=henv).stdout)
 eq(audit[0]["source"], "operator", "orderhub audit shows the operator source")
 
