@@ -2,6 +2,7 @@
 #include <pqxx/pqxx>
 
 #include "hub/admin/admin.hpp"
+#include "hub/admin/order_create.hpp"
 #include "hub/admin/order_rules.hpp"
 
 namespace hub::admin {
@@ -25,8 +26,9 @@ int list(const ParsedArgs& args) {
                        static_cast<std::int64_t>(*limit)};
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
-    print_rows(args, list_orders(tx, filter),
-               {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at"});
+    print_rows(
+        args, list_orders(tx, filter),
+        {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at", "test"});
     return 0;
 }
 
@@ -46,6 +48,7 @@ std::vector<common::cli::Command> order_commands() {
                      {.name = "state", .help = "forwarding state or delivery status", .placeholder = "S"},
                      {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"}}),
          with_refusals(list)},
+        order_create_command(),
     };
 }
 

@@ -91,7 +91,8 @@ boost::json::object summary_json(const pqxx::row& r) {
             {"accept_deadline", nullable(r["accept_deadline"])},
             {"accept_seconds_left", r["accept_seconds_left"].is_null()
                                         ? boost::json::value(nullptr)
-                                        : boost::json::value(r["accept_seconds_left"].as<long long>())}};
+                                        : boost::json::value(r["accept_seconds_left"].as<long long>())},
+            {"test", r["test"].as<bool>()}};
 }
 
 std::optional<Filter> parse_filter(std::string_view text) {

@@ -69,8 +69,8 @@ constexpr auto in_scope(const char (&column)[C], const char (&user)[U]) {
 
 /// The columns of an order summary (read by name by summary_json): id, label, external_id, branch_id, order_type,
 /// total, delivery_status, forwarding, attempts, last_error, is_schedule, schedule_date, created_at, customer_name,
-/// item_count, accept_deadline and accept_seconds_left (both null unless the order waits for acceptance). Alias
-/// o = hub.orders, p = hub.partners, j = hub.forward_jobs, joined by kSummaryFrom.
+/// item_count, accept_deadline and accept_seconds_left (both null unless the order waits for acceptance), test.
+/// Alias o = hub.orders, p = hub.partners, j = hub.forward_jobs, joined by kSummaryFrom.
 inline constexpr auto kSummaryColumns =
     "o.id, p.label, o.external_id, o.branch_id, o.order_type, o.total::text AS total, o.delivery_status, "
     "coalesce(j.state, '') AS forwarding, coalesce(j.attempts, 0) AS attempts, "
@@ -80,7 +80,7 @@ inline constexpr auto kSummaryColumns =
     "greatest(0, ceil(extract(epoch FROM j.accept_deadline - now())))::bigint END AS accept_seconds_left, " +
     iso("o.schedule_date") + " AS schedule_date, " + iso("o.created_at") +
     " AS created_at, coalesce(o.customer_name, '') AS customer_name, "
-    "(SELECT coalesce(sum(i.quantity), 0) FROM hub.order_items i WHERE i.order_id = o.id) AS item_count";
+    "(SELECT coalesce(sum(i.quantity), 0) FROM hub.order_items i WHERE i.order_id = o.id) AS item_count, o.test";
 inline constexpr Sql kSummaryFrom =
     " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id LEFT JOIN hub.forward_jobs j ON j.order_id = o.id";
 

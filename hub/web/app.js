@@ -182,7 +182,8 @@ function card(o) {
     ? el('div', { class: 'schedule', text: `Scheduled for ${fmt.dateTime(o.schedule_date)}` }) : null;
   const li = el('li', {
     class: `order tone-${fmt.tone(o)}${waiting(o) ? ' waiting' : ''}`, 'data-order-id': o.id, 'data-external-id': o.external_id,
-    'data-delivery-status': o.delivery_status, 'data-forwarding': o.forwarding, tabindex: '0',
+    'data-delivery-status': o.delivery_status, 'data-forwarding': o.forwarding, 'data-test': String(!!o.test),
+    tabindex: '0',
     'aria-current': String(o.id === state.selected),
     onclick: () => select(o.id),
     onkeydown: (e) => { if (e.key === 'Enter') select(o.id); },
@@ -191,7 +192,8 @@ function card(o) {
     el('span', { class: 'ref', text: fmt.reference(o) }),
     el('span', { class: 'meta', text: `${fmt.time(o.created_at)} · ${o.order_type} · ${o.total}` })),
   el('div', { class: 'line2' },
-    badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding')),
+    badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding'),
+    o.test ? ' ' : null, o.test ? badge({ label: 'TEST', tone: 'warn' }, 'test') : null),
   scheduled,
   el('div', { class: 'meta', text: `${o.item_count} item(s)${o.customer_name ? ' · ' + o.customer_name : ''}` }),
   waiting(o) ? countdown(o) : null,
@@ -230,7 +232,8 @@ function renderDetail(o) {
   d.dataset.orderId = o.id;
   const parts = [
     el('h2', { text: fmt.reference(o) }),
-    el('p', {}, badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding')),
+    el('p', {}, badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding'),
+      o.test ? ' ' : null, o.test ? badge({ label: 'TEST', tone: 'warn' }, 'test') : null),
   ];
   if (o.problem && o.last_error) parts.push(el('p', { class: 'error', text: `POS said: ${o.last_error}` }));
   if (waiting(o)) {
