@@ -13,8 +13,13 @@ export function problemsBlock(o, el) {
     el('p', { class: 'error', text: `The POS did not take this order (${problems.length} problem${problems.length === 1 ? '' : 's'}):` }),
     el('ol', { class: 'pos-problems' }, ...problems.map((p) => el('li', { 'data-kind': p.kind },
       el('div', { class: 'problem-text', text: p.text }),
-      p.fix ? el('div', { class: 'fix' }, el('strong', { text: 'Fix: ' }), el('span', { text: p.fix })) : null))),
+      p.fix ? el('div', { class: 'fix' }, el('strong', { text: 'Fix: ' }), el('span', {}, ...withCode(p.fix, el))) : null))),
     raw)];
+}
+
+// `command` in the hub's words becomes a <code> element (text only: nothing is parsed as HTML).
+function withCode(text, el) {
+  return text.split('`').map((part, i) => (i % 2 ? el('code', { text: part }) : part));
 }
 
 function plain(o) {

@@ -117,8 +117,7 @@ try {
   const raw = await a.textContent('#detail details.raw pre');
   check(await a.isVisible('#detail details.raw pre') && raw.includes('products.0.id') && raw.includes('422'),
     `one click shows the POS's own answer: ${raw}`);
-  await a.locator('#detail .what-to-do').scrollIntoViewIfNeeded();
-  await shot(a, '01-rejection-plain-words');
+  await a.locator('#detail .what-to-do').screenshot({ path: path.join(ARTIFACTS, '01-rejection-plain-words.png') });
   await a.click('#detail .actions button:not(.resend)'); // Close
 
   // 2. Driver at pick-up for an order in the POS: one banner for the order (merged with its "new order"
