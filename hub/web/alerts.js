@@ -52,6 +52,9 @@ export function changes(prev, o, { isNew = false, fresh = false } = {}) {
   } else {
     clear.push('awaiting');
   }
+  // Manual accept: nobody decided in time; the hub did not send it (and the platform was told).
+  if (o.forwarding === 'timed_out' && changed('forwarding'))
+    raise.push({ kind: 'timed_out', text: `Not accepted in time: ${ref} — it was not sent to the POS` });
 
   if (o.delivery_status === 'cancelled') {
     clear.push('new', 'at_pick_up', 'awaiting');

@@ -12,6 +12,7 @@ const KINDS = {
   at_pick_up: { rank: 3, attention: true },
   awaiting: { rank: 4, attention: true, repeatMs: 20_000 },
   problem: { rank: 5, attention: true },
+  timed_out: { rank: 5, attention: true },
   cancelled: { rank: 6, attention: true },
 };
 const MAX_BANNERS = 4;

@@ -11,9 +11,12 @@ const COLUMNS = [
   ['pickup', 'Driver at pick-up'],
 ];
 const DONE = new Set(['delivered', 'cancelled', 'on_the_way']);
+// Never sent, and not to be cooked: cancelled before it was sent, or (manual accept) rejected by the branch or not
+// accepted in time.
+const NOT_SENT = new Set(['cancelled', 'merchant_rejected', 'timed_out']);
 
 export function columnOf(o) {
-  if (DONE.has(o.delivery_status)) return null;
+  if (DONE.has(o.delivery_status) || NOT_SENT.has(o.forwarding)) return null;
   if (o.delivery_status === 'at_pick_up') return 'pickup';
   if (!isAwaiting(o) && o.forwarding === 'delivered') return 'in_pos';
   return 'waiting';

@@ -9,6 +9,7 @@ const PATTERNS = {
   problem: { wave: 'square', notes: [[880, 0, 0.16], [660, 0.18, 0.16], [880, 0.36, 0.16], [660, 0.54, 0.16]] },
   cancelled: { wave: 'sawtooth', notes: [[784, 0, 0.2], [587, 0.22, 0.2], [392, 0.44, 0.4]] },
   at_pick_up: { wave: 'triangle', notes: [[988, 0, 0.25], [740, 0.3, 0.35], [988, 0.8, 0.25], [740, 1.1, 0.35]] },
+  timed_out: { wave: 'square', notes: [[440, 0, 0.3], [330, 0.35, 0.5]] },
   awaiting: { wave: 'sine', notes: [[1047, 0, 0.12], [1047, 0.16, 0.12], [1319, 0.32, 0.3]] },
   pos_down: { wave: 'square', notes: [[220, 0, 0.5], [196, 0.6, 0.7]] },
   pos_back: { wave: 'sine', notes: [[523, 0, 0.15], [659, 0.16, 0.15], [784, 0.32, 0.3]] },

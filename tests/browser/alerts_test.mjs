@@ -65,6 +65,18 @@ test('the awaiting-acceptance hook: either field, repeated while it waits, clear
   assert.match(c.raise.find((r) => r.kind === 'awaiting').text, /^Waiting for acceptance: plat #A-17 — accept or reject it by /);
 });
 
+test('not accepted in time: a banner once; no ticket in the kitchen', () => {
+  const waiting = with_({ forwarding: 'awaiting_acceptance' });
+  const late = with_({ forwarding: 'timed_out' });
+  const c = changes(waiting, late, { fresh: true });
+  assert.deepEqual(kinds(c), ['timed_out']);
+  assert.equal(c.raise[0].text, 'Not accepted in time: plat #A-17 — it was not sent to the POS');
+  assert.ok(c.clear.includes('awaiting'));
+  assert.deepEqual(kinds(changes(late, late, { fresh: true })), []);
+  assert.equal(columnOf(late), null);
+  assert.equal(columnOf(with_({ forwarding: 'merchant_rejected' })), null);
+});
+
 test('kitchen columns: in the POS, driver at pick-up, waiting; gone once picked up or cancelled', () => {
   assert.equal(columnOf(base), 'in_pos');
   assert.equal(columnOf(with_({ delivery_status: 'at_pick_up' })), 'pickup');
