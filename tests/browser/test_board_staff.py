@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 
 from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env,  # noqa: E402
                      pos_health, run)
+from openapi_check import answer_valid  # noqa: E402
 
 if not os.path.isdir(os.path.join(HERE, "node_modules", "playwright-core")):
     sys.exit("tests/browser/node_modules is missing: run `npm ci` in tests/browser (tests/run.sh does)")
@@ -66,6 +67,23 @@ for line in node.stdout:
 eq(node.wait(timeout=240), 0, "staff.mjs")
 names = ("01-rejection-plain-words", "02-banners", "03-kitchen-view", "04-phone-board", "05-phone-kitchen")
 check(all(os.path.exists(os.path.join(artifacts, f"{n}.png")) for n in names), f"screenshots saved in {artifacts}")
+
+# The plain-words problems as the JSON API gives them (openapi.yaml: pos_problems of GET orders/{id}).
+status, headers, body = hub.request("POST", "/api/dashboard/login", {"email": "cook@demo.test", "password": password})
+eq(status, 200, "login over the API")
+cookie = headers["set-cookie"].split(";", 1)[0]
+status, _, listed = hub.request("GET", "/api/dashboard/orders?branch=DEMO-1&filter=all", headers={"Cookie": cookie})
+ids = {o["external_id"]: o["id"] for o in listed["orders"]}
+for ext in ("S-1", "S-5"):
+    path = f"/api/dashboard/orders/{ids[ext]}"
+    status, _, detail = hub.request("GET", path, headers={"Cookie": cookie})
+    answer_valid("GET", path, status, detail, f"the detail of {ext}")
+    problems = detail["order"]["pos_problems"]
+    if ext == "S-1":
+        eq([(p["kind"], p["line"], p["option"], p["external_id"]) for p in problems],
+           [("item", 1, None, "NOT-ON-MENU"), ("option", 1, 1, "M-NOPE")], "S-1's problems: the item and the option")
+    else:
+        eq(problems, [], "an order in the POS has no problems")
 eq(hub.stop(), 0, "the hub stops")
 eq(pos.stop(), 0, "pos stops")
 check(password not in hub.log(), "the password is not in the log")

@@ -51,7 +51,7 @@ TEST_CASE("a modifier the POS does not know (modifiers or options keys), on a ma
     }
 }
 
-TEST_CASE("a product the POS has but not in the branch; a mapped item says what it maps to") {
+TEST_CASE("a product the POS has but not in the branch, and a mapped item says what it maps to") {
     const auto p =
         explain_rejection(422, R"({"errors":{"products.0.id":["Product P-BURGER is not available in branch B7."]}})",
                           kLines, "prt_1", "DEMO-1");
@@ -82,7 +82,7 @@ TEST_CASE("several errors come in line order, with the branch first and other ke
     CHECK(p[4].external_id.empty());
 }
 
-TEST_CASE("an answer cut short still names its keys; answers without errors name nothing") {
+TEST_CASE("an answer cut short still names its keys, and answers without errors name nothing") {
     const std::string cut = std::string(kUnknownItem).substr(0, 110);  // ends inside the messages
     const auto p = explain_rejection(422, cut, kLines, "prt_1", "DEMO-1");
     REQUIRE(p.size() == 1);
