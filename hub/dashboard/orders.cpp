@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "hub/dashboard/auth.hpp"
+#include "hub/dashboard/problems.hpp"
 #include "hub/dashboard/queries.hpp"
 #include "hub/db/order_items.hpp"
 
@@ -133,6 +134,7 @@ std::optional<boost::json::object> order_detail(pqxx::transaction_base& tx, cons
     out["items"] = db::order_items_json(tx, order_id);
     out["timeline"] = timeline_json(tx, order_id);
     out["attempts"] = attempts_json(tx, order_id);
+    out["pos_problems"] = pos_problems(tx, order_id, out);
     return out;
 }
 

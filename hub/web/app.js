@@ -2,6 +2,11 @@
 // send an order to the POS again, and accept or reject the orders a manual-accept branch holds.
 import * as api from './api.js';
 import * as fmt from './format.js';
+import * as alerts from './alerts.js';
+import { createBanners } from './banners.js';
+import { createKitchen } from './kitchen.js';
+import { problemsBlock } from './problems.js';
+import * as sounds from './sounds.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -23,51 +28,11 @@ function el(tag, attrs = {}, ...children) {
 }
 const badge = ({ label, tone }, extra = '') => el('span', { class: `badge tone-${tone} ${extra}`, text: label });
 
-// ---- sound: a short chime made with Web Audio (no file to fetch); browsers allow it after a user gesture ----
-let audio = null;
-function unlockAudio() {
-  if (!audio && window.AudioContext) audio = new AudioContext();
-  if (audio && audio.state === 'suspended') audio.resume();
-}
-function chime(urgent) {
-  document.body.dataset.chimes = String(Number(document.body.dataset.chimes || 0) + 1);
-  if (!audio) return;
-  const notes = urgent ? [880, 660, 880, 660] : [660, 990];
-  notes.forEach((f, i) => {
-    const o = audio.createOscillator();
-    const g = audio.createGain();
-    o.frequency.value = f;
-    o.type = urgent ? 'square' : 'sine';
-    const t = audio.currentTime + i * 0.18;
-    g.gain.setValueAtTime(0.0001, t);
-    g.gain.exponentialRampToValueAtTime(0.4, t + 0.02);
-    g.gain.exponentialRampToValueAtTime(0.0001, t + 0.16);
-    o.connect(g).connect(audio.destination);
-    o.start(t);
-    o.stop(t + 0.17);
-  });
-}
-document.addEventListener('pointerdown', unlockAudio);
-document.addEventListener('keydown', unlockAudio);
-
-// ---- banners ----
-// Problem banners stay until dismissed; the others go after a minute. At most four at a time, newest first.
-const MAX_BANNERS = 4;
-function banner(kind, text, orderId, { sound = true } = {}) {
-  const box = $('banners');
-  const b = el('div', { class: `banner ${kind}`, role: 'alert', 'data-order-id': orderId || '' },
-    el('span', { class: 'text', text: text.length > 200 ? text.slice(0, 197) + '…' : text }),
-    el('span', { class: 'buttons' },
-      orderId ? el('button', { type: 'button', text: 'Open', onclick: () => { b.remove(); select(orderId); } }) : null,
-      el('button', { type: 'button', text: 'Dismiss', onclick: () => b.remove() })));
-  box.prepend(b);
-  while (box.children.length > MAX_BANNERS) {
-    const quiet = [...box.children].reverse().find((x) => !x.classList.contains('problem')) || box.lastElementChild;
-    quiet.remove();
-  }
-  if (kind !== 'problem') setTimeout(() => b.remove(), 60_000);
-  if (sound) chime(kind === 'problem');
-}
+// ---- sound (sounds.js: one pattern per kind; browsers allow it after a user gesture) and banners (banners.js) ----
+document.addEventListener('pointerdown', sounds.unlock);
+document.addEventListener('keydown', sounds.unlock);
+const banners = createBanners({ box: $('banners'), onOpen: (id) => select(id) });
+const banner = (kind, text, orderId, opts) => banners.raise(kind, text, orderId, opts);
 
 // ---- the branch's POS connection ----
 // While the hub cannot reach the branch's POS (its circuit breaker is open) a banner says since when and how many
@@ -80,7 +45,9 @@ function showPos(b) {
   const box = $('pos-banner');
   const down = Boolean(b && b.pos_unreachable_since);
   const text = down ? fmt.posUnreachable(b.pos_unreachable_since, b.orders_waiting) : '';
-  if (down && box.hidden) chime(true);
+  if (down && box.hidden) sounds.play('pos_down');
+  if (!down && !box.hidden && b) banner('pos_back', 'The POS is reachable again — orders go through', '');
+  banners.setExtraAttention(down ? 1 : 0);
   box.hidden = !down;
   if (box.textContent !== text) box.textContent = text; // unchanged text is not announced again
 }
@@ -202,6 +169,7 @@ function card(o) {
 }
 
 function renderList() {
+  if (kitchenMode) kitchen.render([...state.orders.values()]);
   const list = $('orders');
   // Orders waiting for acceptance first (the soonest deadline on top), then the newest.
   const shown = [...state.orders.values()].filter(matches).sort((a, b) => {
@@ -235,7 +203,7 @@ function renderDetail(o) {
     el('p', {}, badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding'),
       o.test ? ' ' : null, o.test ? badge({ label: 'TEST', tone: 'warn' }, 'test') : null),
   ];
-  if (o.problem && o.last_error) parts.push(el('p', { class: 'error', text: `POS said: ${o.last_error}` }));
+  parts.push(...problemsBlock(o, el));
   if (waiting(o)) {
     keep(o);
     parts.push(el('p', {}, countdown(o)), decideButtons(o));
@@ -331,20 +299,9 @@ function confirmResend(o) {
 // `isNew`: the order was just created; `fresh`: what is known about it just happened (an event, or a reload
 // after a reconnection of an order created in the last minutes).
 function notice(prev, o, isNew, fresh) {
-  if (!prev && isNew) {
-    banner(waiting(o) ? 'new waiting' : 'new', `New order ${fmt.reference(o)}` + (waiting(o) ? ' — accept or reject it' : '') + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
-  }
-  // Decided, timed out or cancelled: the call to decide goes.
-  if (prev && waiting(prev) && !waiting(o)) {
-    for (const b of document.querySelectorAll('.banner.waiting')) if (b.dataset.orderId === o.id) b.remove();
-  }
-  // A problem that went away (the POS took the order after all) takes its banner with it.
-  if (prev && prev.problem && !o.problem) {
-    for (const b of document.querySelectorAll('.banner.problem')) if (b.dataset.orderId === o.id) b.remove();
-  }
-  if (o.problem && (prev ? prev.problem !== o.problem : fresh)) {
-    banner('problem', `${fmt.problem(o)}: ${fmt.reference(o)}${o.last_error ? ' — ' + o.last_error : ''}`, o.id);
-  }
+  const { raise, clear } = alerts.changes(prev, o, { isNew, fresh });
+  for (const kind of clear) banners.clear(o.id, kind);
+  for (const r of raise) banner(r.kind, r.text, o.id);
 }
 
 function onEvent(ev) {
@@ -409,8 +366,11 @@ function showLogin(message = '') {
   state.orders.clear();
   state.phones.clear();
   state.synced = false;
+  banners.clearAll();
+  kitchen.reset();
   $('who').hidden = true;
   $('board-view').hidden = true;
+  $('kitchen-view').hidden = true;
   $('login-view').hidden = false;
   $('login-error').textContent = message;
   $('email').focus();
@@ -421,6 +381,7 @@ function showBoard(user) {
   $('login-view').hidden = true;
   $('board-view').hidden = false;
   $('who').hidden = false;
+  $('kitchen-view').hidden = !kitchenMode;
   const select = $('branch');
   select.replaceChildren(...user.branches.map((b) => el('option', { value: b.id, text: b.name && b.name !== b.id ? `${b.name} (${b.id})` : b.id })));
   const saved = localStorage.getItem('orderhub.branch');
@@ -440,6 +401,8 @@ $('branch').addEventListener('change', (e) => {
   state.orders.clear();
   state.synced = false;
   state.selected = '';
+  banners.clearAll();
+  kitchen.reset();
   $('detail').hidden = true;
   renderList();
   follow();
@@ -455,7 +418,7 @@ for (const b of document.querySelectorAll('[data-filter]')) {
 
 $('login-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  unlockAudio();
+  sounds.unlock();
   $('login-error').textContent = '';
   try {
     showBoard(await api.login($('email').value, $('password').value));
@@ -469,5 +432,29 @@ $('logout').addEventListener('click', async () => {
   try { await api.logout(); } catch { /* the session is gone either way */ }
   showLogin('Logged out.');
 });
+
+// ---- the kitchen view (kitchen.js): ?view=kitchen or the header's toggle ----
+let kitchenMode = new URLSearchParams(location.search).get('view') === 'kitchen';
+const kitchen = createKitchen({ root: $('kitchen-view'), el, load: (id) => api.order(id), onOpen: (id) => { setKitchen(false); select(id); } });
+function setKitchen(on) {
+  kitchenMode = on;
+  document.body.classList.toggle('kitchen', on);
+  $('kitchen-view').hidden = !on || !state.user;
+  $('view-toggle').textContent = on ? 'Board view' : 'Kitchen view';
+  $('view-toggle').setAttribute('aria-pressed', String(on));
+  const q = new URLSearchParams(location.search);
+  if (on) q.set('view', 'kitchen');
+  else q.delete('view');
+  history.replaceState(null, '', `${location.pathname}${q.toString() ? '?' + q : ''}`);
+  if (on) {
+    // The kitchen shows every active order, whatever the board's filter.
+    state.filter = 'active';
+    for (const x of document.querySelectorAll('[data-filter]')) x.setAttribute('aria-pressed', String(x.dataset.filter === 'active'));
+    if (state.user) loadList();
+  }
+  renderList();
+}
+$('view-toggle').addEventListener('click', () => setKitchen(!kitchenMode));
+setKitchen(kitchenMode);
 
 api.session().then(showBoard, () => showLogin());

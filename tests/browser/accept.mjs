@@ -70,7 +70,7 @@ try {
   const left = await card(page, 'M-1').locator('.countdown').textContent();
   check(/^\d+:\d\d left to accept$/.test(left), `the countdown reads "${left}"`);
   check((await card(page, 'M-1').locator('.forwarding').textContent()) === 'WAITING FOR ACCEPT', 'the card says it waits');
-  await page.locator('.banner.new', { hasText: 'accept or reject it' }).waitFor({ timeout: 2_000 });
+  await page.locator('.banner.awaiting', { hasText: 'accept or reject it' }).waitFor({ timeout: 2_000 });
   await webhook('M-2');
   await card(page, 'M-2').locator('.countdown').waitFor({ timeout: 5_000 });
   const first = await page.locator('.order').first().getAttribute('data-external-id');
@@ -98,7 +98,7 @@ try {
   await control('expire M-3');
   await forwarding(page, 'M-3', 'NOT ACCEPTED IN TIME');
   check((await card(page, 'M-3').locator('button.accept').count()) === 0, 'no Accept once timed out');
-  check((await page.locator('.banner.waiting').count()) === 0, 'no banner asks for a decision any more');
+  check((await page.locator('.banner.awaiting').count()) === 0, 'no banner asks for a decision any more');
   await shot(page, 'accept-04-timed-out');
   check(errors.length === 0, `no page errors: ${errors.join(' | ')}`);
 } finally {
