@@ -57,7 +57,7 @@ try {
   const page = await (await browser.newContext({ viewport: { width: 1180, height: 820 } })).newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(env.HUB_URL + '/dashboard/');
+  await page.goto(env.HUB_URL + '/dashboard/?test=1');  // test mode: the sounds played are listed
   await page.waitForSelector('#login-view:not([hidden])');
   await page.fill('#email', env.BOARD_USER);
   await page.fill('#password', env.BOARD_PASSWORD);
@@ -71,6 +71,11 @@ try {
   check(/^\d+:\d\d left to accept$/.test(left), `the countdown reads "${left}"`);
   check((await card(page, 'M-1').locator('.forwarding').textContent()) === 'WAITING FOR ACCEPT', 'the card says it waits');
   await page.locator('.banner.awaiting', { hasText: 'accept or reject it' }).waitFor({ timeout: 2_000 });
+  // Its own sound, told apart from a new order's by the staff.
+  await page.waitForFunction(() => window.__orderhubSounds.some((s) => s.kind === 'awaiting'), null, { timeout: 5_000 })
+    .catch(() => {});
+  check(await page.evaluate(() => window.__orderhubSounds.some((s) => s.kind === 'awaiting')),
+    'a held order sounds the waiting-for-acceptance sound');
   await webhook('M-2');
   await card(page, 'M-2').locator('.countdown').waitFor({ timeout: 5_000 });
   const first = await page.locator('.order').first().getAttribute('data-external-id');
