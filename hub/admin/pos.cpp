@@ -77,7 +77,8 @@ int order_resend(const ParsedArgs& args) {
     if (outcome.kind == forward::ResendOutcome::Kind::not_found) throw UserError("no order with id '" + id + "'");
     if (outcome.kind != forward::ResendOutcome::Kind::requeued) throw UserError(outcome.message());
     tx.commit();
-    print_object(args, {{"order_id", id}, {"previous_state", outcome.previous_state}, {"state", "pending"}});
+    print_object(
+        args, {{"order_id", id}, {"previous_state", forward::to_text(outcome.previous_state)}, {"state", "pending"}});
     return 0;
 }
 

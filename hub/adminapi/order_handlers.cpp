@@ -64,7 +64,8 @@ boost::asio::awaitable<Response> resend_order(Context& ctx, const Call& call) {
             throw Refusal(Refusal::Kind::not_found, outcome.message());
         if (outcome.kind != forward::ResendOutcome::Kind::requeued)
             throw Refusal(Refusal::Kind::conflict, outcome.message());
-        return boost::json::object{{"order_id", id}, {"previous_state", outcome.previous_state}, {"state", "pending"}};
+        return boost::json::object{
+            {"order_id", id}, {"previous_state", forward::to_text(outcome.previous_state)}, {"state", "pending"}};
     };
     co_return answer(200, co_await change(ctx, call, call.param("id"), 200, std::move(job)));
 }

@@ -342,7 +342,7 @@ asio::awaitable<void> Forwarder::exchange_all(Delivery& d, JobResult& r) {
         if (!token && l.retry) outcome = Classified{Verdict::retry, "login: " + l.reason, {}, std::nullopt};
     }
     if (!token && !outcome) {
-        r.state = "auth_failed";
+        r.state = JobState::auth_failed;
         r.error = c.token_sealed.empty() || can_login ? "no usable token and the login failed"
                                                       : "the stored token cannot be opened with this "
                                                         "ORDERHUB_SECRET_KEY";
@@ -364,7 +364,7 @@ asio::awaitable<void> Forwarder::exchange_all(Delivery& d, JobResult& r) {
         }
     }
     Decision next = decide(*outcome, d.job.attempt, jitter());
-    r.state = std::string(next.state);
+    r.state = next.state;
     r.delay = next.delay;
     r.error = std::move(next.error);
     r.pos_order_id = std::move(next.pos_order_id);
@@ -375,10 +375,10 @@ asio::awaitable<void> Forwarder::deliver(Delivery d) {
     r.order_id = d.job.order_id;
     r.first_attempt = d.job.attempt;
     if (d.job.delivery_status == "cancelled") {
-        r.state = "cancelled";
+        r.state = JobState::cancelled;
         r.error = "cancelled before it was sent";
     } else if (!d.job.connection) {
-        r.state = "auth_failed";
+        r.state = JobState::auth_failed;
         r.error = "no POS connection for brand " + d.job.source.brand_id + " in environment " + options_.environment +
                   ": run `orderhub pos set`";
     } else if (lease_allows_exchange(d)) {
@@ -436,14 +436,14 @@ void Forwarder::log_result(const Delivery& d, const JobResult& r) {
                                   {"partner_label", job.source.partner_label},
                                   {"pos_branch_id", job.source.pos_branch_id},
                                   {"attempt", job.attempt},
-                                  {"state", r.state},
+                                  {"state", to_text(r.state)},
                                   {"http_status", last.http_status},
                                   {"latency_ms", last.latency_ms},
                                   {"pos_order_id", r.pos_order_id}});
     if (options_.metrics) {
-        options_.metrics->forward_finished(r.state);
+        options_.metrics->forward_finished(to_text(r.state));
         // The hub's clock against the database's storage time: skew between the two hosts shows up here.
-        if (r.state == "delivered" && !job.scheduled) {
+        if (r.state == JobState::delivered && !job.scheduled) {
             const double now =
                 std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             options_.metrics->forward_latency(std::max(0.0, now - job.stored_at));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hub/forward/bulkhead.hpp"
+#include "hub/forward/job_state.hpp"
 #include "hub/forward/mapping.hpp"
 
 namespace pqxx {
@@ -54,7 +55,7 @@ struct AttemptRecord {
 /// How a claim ends.
 struct JobResult {
     std::string order_id;
-    std::string state;  ///< delivered, pending (retry), rejected, auth_failed, dead, cancelled
+    JobState state = JobState::pending;  ///< delivered, pending (retry), rejected, auth_failed, dead, cancelled
     std::chrono::milliseconds delay{0};
     std::string pos_order_id;
     std::string error;

@@ -1,0 +1,49 @@
+#pragma once
+
+// A forwarding job's state (hub.forward_jobs.state, whose CHECK lists the same words). The code carries the enum;
+// the text exists only at the edge (SQL parameters and rows, log fields, metric labels), through this one table.
+
+#include <optional>
+#include <string_view>
+
+namespace hub::forward {
+
+enum class JobState {
+    pending,      ///< waiting for its due time (a first send or a retry)
+    in_flight,    ///< claimed by a forwarder
+    delivered,    ///< the POS took it
+    rejected,     ///< the POS refused it for good
+    auth_failed,  ///< no token the POS accepts
+    dead,         ///< given up after kMaxAttempts or the give-up time
+    cancelled,    ///< cancelled before it was sent
+};
+
+struct JobStateText {
+    JobState state;
+    std::string_view text;
+};
+
+inline constexpr JobStateText kJobStateTexts[] = {
+    {JobState::pending, "pending"},     {JobState::in_flight, "in_flight"},     {JobState::delivered, "delivered"},
+    {JobState::rejected, "rejected"},   {JobState::auth_failed, "auth_failed"}, {JobState::dead, "dead"},
+    {JobState::cancelled, "cancelled"},
+};
+
+/// The state's word in hub.forward_jobs.state.
+constexpr std::string_view to_text(JobState state) {
+    for (const auto& e : kJobStateTexts)
+        if (e.state == state) return e.text;
+    return {};
+}
+
+/// The state of a word from hub.forward_jobs.state, or nullopt for any other text (e.g. "" for no job).
+constexpr std::optional<JobState> job_state_from_text(std::string_view text) {
+    for (const auto& e : kJobStateTexts)
+        if (e.text == text) return e.state;
+    return std::nullopt;
+}
+
+/// Whether a job in `state` still waits to be sent (pending or in flight).
+constexpr bool is_queued(JobState state) { return state == JobState::pending || state == JobState::in_flight; }
+
+}  // namespace hub::forward
