@@ -23,18 +23,12 @@ using common::cli::UserError;
 using common::config::ParsedArgs;
 
 int list(const ParsedArgs& args) {
-    std::string error;
-    auto limit = common::config::parse_uint(args.get("limit").value_or("100"), 1, 100000, "--limit", error);
-    if (!limit) throw common::cli::UsageError(error);
-    const InboxFilter filter{.failed = args.has("failed"),
-                             .external_id = args.get("external-id").value_or(""),
-                             .limit = static_cast<std::int64_t>(*limit)};
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    print_rows(args, list_events(tx, filter),
-               {"id", "received_at", "partner", "event", "external_id", "branch_id", "http_status", "outcome",
-                "error_code", "replay_of"});
-    return 0;
+    const InboxFilter filter{
+        .failed = args.has("failed"), .external_id = args.get("external-id").value_or(""), .limit = list_limit(args)};
+    return print_listing(args,
+                         {"id", "received_at", "partner", "event", "external_id", "branch_id", "http_status", "outcome",
+                          "error_code", "replay_of"},
+                         [&](pqxx::transaction_base& tx) { return list_events(tx, filter); });
 }
 
 /// Text: the entry's fields, its headers one a line, then its body as sent (line breaks kept, every other control
@@ -100,25 +94,20 @@ int replay(const ParsedArgs& args) {
 
 std::vector<common::cli::Command> event_commands() {
     return {
-        {{"events", "list"},
-         "the inbox of received webhook requests, newest first",
-         "[--failed] [--external-id X]",
-         db_options({{.name = "failed", .help = "only requests that were not answered 2xx"},
-                     {.name = "external-id",
-                      .help = "only requests naming this platform order id (refused ones too)",
-                      .placeholder = "X"},
-                     {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"}}),
-         with_refusals(list)},
-        {{"events", "show"},
-         "one inbox entry with its headers and raw body (--json: the body as text, or base64 when not UTF-8)",
-         "EVENT_ID",
-         db_options(),
-         with_refusals(show)},
-        {{"events", "replay"},
-         "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
-         "EVENT_ID",
-         db_options(),
-         with_refusals(replay)},
+        db_command({"events", "list"}, "the inbox of received webhook requests, newest first",
+                   "[--failed] [--external-id X]", list,
+                   {{.name = "failed", .help = "only requests that were not answered 2xx"},
+                    {.name = "external-id",
+                     .help = "only requests naming this platform order id (refused ones too)",
+                     .placeholder = "X"},
+                    limit_option()}),
+        db_command({"events", "show"},
+                   "one inbox entry with its headers and raw body (--json: the body as text, or base64 when not UTF-8)",
+                   "EVENT_ID", show),
+        db_command({"events", "replay"},
+                   "re-run a stored request through today's validator and configuration (exit 1 unless it now "
+                   "succeeds)",
+                   "EVENT_ID", replay),
     };
 }
 
