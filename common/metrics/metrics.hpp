@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace common::metrics {
@@ -120,11 +121,10 @@ public:
     std::string expose() const;
 
 private:
+    /// One labelled series of a family: its one metric, of the family's type.
     struct Child {
         std::vector<std::pair<std::string, std::string>> labels;
-        std::unique_ptr<Counter> counter;
-        std::unique_ptr<Gauge> gauge;
-        std::unique_ptr<Histogram> histogram;
+        std::variant<std::unique_ptr<Counter>, std::unique_ptr<Gauge>, std::unique_ptr<Histogram>> metric;
     };
     struct Family {
         std::string name;
@@ -134,6 +134,10 @@ private:
         std::function<void(Writer&)> collect;
     };
     Family& family(std::string_view name, std::string_view help, Type type);
+    /// Adds a child of `type` family `name` holding a new `Metric(args...)`; the metric.
+    template <class Metric, class... Args>
+    Metric& add_child(std::string_view name, std::string_view help, Type type,
+                      std::vector<std::pair<std::string, std::string>> labels, Args&&... args);
 
     mutable std::mutex mutex_;
     std::deque<Family> families_;
