@@ -24,12 +24,15 @@ const char* type_name(Type t) {
     return "untyped";
 }
 
-std::string escape_help(std::string_view v) {
+/// The exposition format's escapes: backslash and line feed, and the double quote when `quote` (label values).
+std::string escape(std::string_view v, bool quote) {
     std::string s;
     s.reserve(v.size());
     for (char c : v) {
         if (c == '\\')
             s += "\\\\";
+        else if (c == '"' && quote)
+            s += "\\\"";
         else if (c == '\n')
             s += "\\n";
         else
@@ -37,6 +40,8 @@ std::string escape_help(std::string_view v) {
     }
     return s;
 }
+
+std::string escape_help(std::string_view v) { return escape(v, false); }
 
 void write_child(Writer& w, std::string_view name, std::span<const Label> labels, const Counter& c) {
     w.sample(name, labels, static_cast<double>(c.value()));
@@ -92,21 +97,7 @@ std::string format_value(double v) {
     return {buf, r.ptr};
 }
 
-std::string escape_label_value(std::string_view v) {
-    std::string s;
-    s.reserve(v.size());
-    for (char c : v) {
-        if (c == '\\')
-            s += "\\\\";
-        else if (c == '"')
-            s += "\\\"";
-        else if (c == '\n')
-            s += "\\n";
-        else
-            s += c;
-    }
-    return s;
-}
+std::string escape_label_value(std::string_view v) { return escape(v, true); }
 
 void Writer::family(std::string_view name, std::string_view help, Type type) {
     out_ += "# HELP ";
