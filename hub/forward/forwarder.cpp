@@ -28,14 +28,14 @@ using common::http::join_url;
 using detail::add_trace_headers;
 using detail::unix_us;
 
-const char* verdict_word(Verdict v) {
+AttemptOutcome attempt_outcome(Verdict v) {
     switch (v) {
-        case Verdict::delivered: return "delivered";
-        case Verdict::unauthorized: return "unauthorized";
-        case Verdict::rejected: return "rejected";
-        case Verdict::retry: return "retry";
+        case Verdict::delivered: return AttemptOutcome::delivered;
+        case Verdict::unauthorized: return AttemptOutcome::unauthorized;
+        case Verdict::rejected: return AttemptOutcome::rejected;
+        case Verdict::retry: return AttemptOutcome::retry;
     }
-    return "retry";
+    return AttemptOutcome::retry;
 }
 
 double jitter() {
@@ -322,7 +322,7 @@ asio::awaitable<Classified> Forwarder::send_order(Delivery& d, const std::string
                               std::string(common::http::to_string(res.failure)) + ": " + res.error);
         a.error = cl.reason;
     }
-    a.outcome = verdict_word(cl.verdict);
+    a.outcome = attempt_outcome(cl.verdict);
     if (a.error.empty() && cl.verdict != Verdict::delivered) a.error = cl.reason;
     note_exchange(d, res, cl.reason);
     r.attempts.push_back(std::move(a));
@@ -408,25 +408,24 @@ void Forwarder::log_result(const Delivery& d, const JobResult& r) {
     int exchange = r.first_attempt;
     bool probe = d.probed;
     for (const auto& a : r.attempts) {
-        const bool login = a.outcome == "logged_in" || a.outcome == "login_failed";
-        common::log::write(
-            a.outcome == "delivered" || a.outcome == "logged_in" ? common::log::Level::info : common::log::Level::warn,
-            "forward attempt",
-            {{"forwarder", options_.id},
-             {"order_id", r.order_id},
-             {"request_id", job.request_id},
-             {"external_id", job.source.external_id},
-             {"partner_label", job.source.partner_label},
-             {"attempt", exchange++},
-             {"call", login ? "login" : "order"},
-             {"host", d.host},
-             {"probe", probe},
-             {"outcome", a.outcome},
-             {"http_status", a.http_status},
-             {"latency_ms", a.latency_ms},
-             {"error", a.error}});
+        const bool login = is_login(a.outcome);
+        const bool ok = a.outcome == AttemptOutcome::delivered || a.outcome == AttemptOutcome::logged_in;
+        common::log::write(ok ? common::log::Level::info : common::log::Level::warn, "forward attempt",
+                           {{"forwarder", options_.id},
+                            {"order_id", r.order_id},
+                            {"request_id", job.request_id},
+                            {"external_id", job.source.external_id},
+                            {"partner_label", job.source.partner_label},
+                            {"attempt", exchange++},
+                            {"call", login ? "login" : "order"},
+                            {"host", d.host},
+                            {"probe", probe},
+                            {"outcome", to_text(a.outcome)},
+                            {"http_status", a.http_status},
+                            {"latency_ms", a.latency_ms},
+                            {"error", a.error}});
         probe = false;
-        if (options_.metrics) options_.metrics->forward_attempt(a.outcome, a.latency_ms);
+        if (options_.metrics) options_.metrics->forward_attempt(to_text(a.outcome), a.latency_ms);
     }
     const auto& last = r.attempts.empty() ? AttemptRecord{} : r.attempts.back();
     common::log::info("forward", {{"forwarder", options_.id},

@@ -1,7 +1,8 @@
 #pragma once
 
-// A forwarding job's state (hub.forward_jobs.state, whose CHECK lists the same words). The code carries the enum;
-// the text exists only at the edge (SQL parameters and rows, log fields, metric labels), through this one table.
+// A forwarding job's state (hub.forward_jobs.state, whose CHECK lists the same words) and an attempt's outcome. The
+// code carries the enums; the text exists only at the edge (SQL parameters and rows, log fields, metric labels),
+// through one table each.
 
 #include <optional>
 #include <string_view>
@@ -45,5 +46,31 @@ constexpr std::optional<JobState> job_state_from_text(std::string_view text) {
 
 /// Whether a job in `state` still waits to be sent (pending or in flight).
 constexpr bool is_queued(JobState state) { return state == JobState::pending || state == JobState::in_flight; }
+
+/// How one HTTP exchange with the POS ended (hub.pos_delivery_attempts.outcome): an order's verdict, or a login's.
+enum class AttemptOutcome { delivered, rejected, unauthorized, retry, logged_in, login_failed };
+
+struct AttemptOutcomeText {
+    AttemptOutcome outcome;
+    std::string_view text;
+};
+
+inline constexpr AttemptOutcomeText kAttemptOutcomeTexts[] = {
+    {AttemptOutcome::delivered, "delivered"},       {AttemptOutcome::rejected, "rejected"},
+    {AttemptOutcome::unauthorized, "unauthorized"}, {AttemptOutcome::retry, "retry"},
+    {AttemptOutcome::logged_in, "logged_in"},       {AttemptOutcome::login_failed, "login_failed"},
+};
+
+/// The outcome's word in hub.pos_delivery_attempts.outcome (and the attempt log and metric).
+constexpr std::string_view to_text(AttemptOutcome outcome) {
+    for (const auto& e : kAttemptOutcomeTexts)
+        if (e.outcome == outcome) return e.text;
+    return {};
+}
+
+/// Whether the exchange was a login (`POST /api/login`) rather than an order.
+constexpr bool is_login(AttemptOutcome outcome) {
+    return outcome == AttemptOutcome::logged_in || outcome == AttemptOutcome::login_failed;
+}
 
 }  // namespace hub::forward

@@ -46,7 +46,7 @@ struct AttemptRecord {
     std::string url;
     unsigned http_status = 0;  ///< 0: no HTTP answer
     std::int64_t latency_ms = 0;
-    std::string outcome;  ///< delivered, rejected, unauthorized, retry, login_failed, ...
+    AttemptOutcome outcome = AttemptOutcome::retry;
     std::string error;
     std::string response_excerpt;
     std::int64_t started_us = 0;  ///< when the exchange began, Unix µs (hub.pos_delivery_attempts.attempted_at)
