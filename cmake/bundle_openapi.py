@@ -75,6 +75,7 @@ def main() -> None:
         "}  // namespace hub::adminapi\n"
     )
     tmp = out + ".tmp"
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)  # a fresh build tree has no generated/ yet
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(cpp)
     os.replace(tmp, out)

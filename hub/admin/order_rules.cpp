@@ -21,7 +21,7 @@ boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id
             ", o.customer_name, o.customer_phone, o.customer_address, o.car_color, o.car_plate_number, "
             "o.car_plate_letters, o.car_brand, o.delivery_status, " +
             iso_utc("o.event_time") + ", " + iso_utc("o.created_at") +
-            ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") + ", o.request_id" +
+            ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") + ", o.request_id, o.test" +
             " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
             "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
         id);
@@ -56,6 +56,7 @@ boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id
         {"event_time", r[22].c_str()},
         {"created_at", r[23].c_str()},
         {"request_id", nullable(r[29])},
+        {"test", r[30].as<bool>()},
         {"forwarding",
          {{"state", nullable(r[24])},
           {"attempts", r[25].is_null() ? 0 : r[25].as<int>()},
@@ -73,7 +74,7 @@ boost::json::array list_orders(pqxx::transaction_base& tx, const OrderFilter& fi
     boost::json::array rows;
     for (const auto& r : tx.exec_params(
              "SELECT o.id, p.label, o.external_id, o.branch_id, o.total::text, o.delivery_status, j.state, " +
-                 iso_utc("o.created_at") +
+                 iso_utc("o.created_at") + ", o.test" +
                  " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
                  "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id "
                  "WHERE ($1 = '' OR o.branch_id = $1) AND ($2 = '' OR j.state = $2 OR o.delivery_status = $2) "
@@ -86,7 +87,8 @@ boost::json::array list_orders(pqxx::transaction_base& tx, const OrderFilter& fi
                         {"total", r[4].c_str()},
                         {"delivery_status", r[5].c_str()},
                         {"forwarding", nullable(r[6])},
-                        {"created_at", r[7].c_str()}});
+                        {"created_at", r[7].c_str()},
+                        {"test", r[8].as<bool>()}});
     }
     return rows;
 }

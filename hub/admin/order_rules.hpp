@@ -27,7 +27,8 @@ struct OrderFilter {
     std::int64_t limit = 100;
 };
 
-/// Orders, newest first: id, partner, external_id, branch_id, total, delivery_status, forwarding, created_at.
+/// Orders, newest first: id, partner, external_id, branch_id, total, delivery_status, forwarding, created_at, test
+/// (an operator's test order: hub/admin/order_create_rules.hpp).
 /// Refusals: invalid limit (1..100000).
 boost::json::array list_orders(pqxx::transaction_base& tx, const OrderFilter& filter);
 

@@ -2,6 +2,7 @@
 #include <pqxx/pqxx>
 
 #include "hub/admin/admin.hpp"
+#include "hub/admin/order_create.hpp"
 #include "hub/admin/order_rules.hpp"
 
 namespace hub::admin {
@@ -17,7 +18,8 @@ int show(const ParsedArgs& args) {
 int list(const ParsedArgs& args) {
     const OrderFilter filter{args.get("branch").value_or(""), args.get("state").value_or(""), "", list_limit(args)};
     return print_listing(
-        args, {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at"},
+        args,
+        {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at", "test"},
         [&](pqxx::transaction_base& tx) { return list_orders(tx, filter); });
 }
 
@@ -37,6 +39,7 @@ std::vector<common::cli::Command> order_commands() {
                      {.name = "state", .help = "forwarding state or delivery status", .placeholder = "S"},
                      limit_option()}),
          with_refusals(list)},
+        order_create_command(),
     };
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/crypto/uuid.hpp"
 #include "hub/admin/admin.hpp"
+#include "hub/admin/order_create_rules.hpp"
 #include "hub/admin/refusal.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/signature.hpp"
@@ -90,7 +91,10 @@ IssuedPartner create_partner(pqxx::transaction_base& tx, const common::crypto::S
 
 boost::json::array list_partners(pqxx::transaction_base& tx) {
     boost::json::array rows;
-    for (const auto& r : tx.exec("SELECT " + kColumns + " FROM hub.partners ORDER BY created_at DESC, id DESC"))
+    // The built-in partner of operator orders (hub/admin/order_create_rules.hpp) takes no webhooks: not listed.
+    for (const auto& r :
+         tx.exec_params("SELECT " + kColumns + " FROM hub.partners WHERE id <> $1 ORDER BY created_at DESC, id DESC",
+                        std::string(kOperatorPartnerId)))
         rows.push_back(partner_json(r));
     return rows;
 }

@@ -111,13 +111,13 @@ boost::json::object set_pos_connection(pqxx::transaction_base& tx, const common:
 boost::json::array list_pos_connections(pqxx::transaction_base& tx) {
     boost::json::array rows;
     for (const auto& r : tx.exec("SELECT brand_id, environment, base_url, token_sealed IS NOT NULL, email IS NOT "
-                                 "NULL, coalesce(ca_file, '') FROM hub.pos_connections ORDER BY 1, 2"))
+                                 "NULL, nullif(ca_file, '') FROM hub.pos_connections ORDER BY 1, 2"))
         rows.push_back({{"brand", r[0].c_str()},
                         {"environment", r[1].c_str()},
                         {"base_url", r[2].c_str()},
                         {"token", r[3].as<bool>()},
                         {"credentials", r[4].as<bool>()},
-                        {"ca_file", r[5].c_str()},
+                        {"ca_file", r[5].is_null() ? boost::json::value(nullptr) : boost::json::value(r[5].c_str())},
                         {"insecure", insecure_base_url(r[2].c_str())}});
     return rows;
 }

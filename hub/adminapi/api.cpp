@@ -22,7 +22,7 @@ struct Route {
 };
 
 // Below kPrefix. Patterns without a method of their own answer 405.
-const std::array<Route, 23> kRoutes{{
+const std::array<Route, 24> kRoutes{{
     {{"GET", "partners"}, &list_partners},
     {{"POST", "partners"}, &create_partner},
     {{"GET", "partners/{id}"}, &show_partner},
@@ -40,6 +40,7 @@ const std::array<Route, 23> kRoutes{{
     {{"POST", "mappings"}, &set_mapping},
     {{"DELETE", "mappings/{partner}/{kind}/{external}"}, &delete_mapping},
     {{"GET", "orders"}, &list_orders},
+    {{"POST", "orders"}, &create_order},
     {{"GET", "orders/{id}"}, &show_order},
     {{"POST", "orders/{id}/resend"}, &resend_order},
     {{"GET", "orders/{id}/audit"}, &order_audit},

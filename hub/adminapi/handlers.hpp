@@ -37,6 +37,8 @@ boost::asio::awaitable<common::http::Response> delete_mapping(Context& ctx, cons
 boost::asio::awaitable<common::http::Response> list_orders(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> show_order(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> resend_order(Context& ctx, const Call& call);
+/// POST orders: an order pushed by an operator (order_create_handler.cpp).
+boost::asio::awaitable<common::http::Response> create_order(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> order_audit(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> list_events(Context& ctx, const Call& call);
 boost::asio::awaitable<common::http::Response> show_event(Context& ctx, const Call& call);

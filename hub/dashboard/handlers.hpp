@@ -65,6 +65,12 @@ boost::asio::awaitable<common::http::Response> order(Context& ctx, const Call& c
 boost::asio::awaitable<common::http::Response> order_phone(Context& ctx, const Call& call);
 /// POST orders/{id}/resend: forwards an order to the POS again, as `orderhub order resend` does.
 boost::asio::awaitable<common::http::Response> resend(Context& ctx, const Call& call);
+/// POST orders/{id}/accept: a manual-accept branch's held order is sent to the POS with status ACCEPTED (409 when it
+/// does not wait for a decision).
+boost::asio::awaitable<common::http::Response> accept(Context& ctx, const Call& call);
+/// POST orders/{id}/reject {"reason"}: a held order is never sent; the status log gets merchant_rejected (422 for
+/// a bad reason, 409 when it does not wait for a decision).
+boost::asio::awaitable<common::http::Response> reject(Context& ctx, const Call& call);
 /// GET branches[?branch=]: whether each branch's POS is reachable.
 boost::asio::awaitable<common::http::Response> branches(Context& ctx, const Call& call);
 

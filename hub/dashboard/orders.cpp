@@ -90,7 +90,12 @@ boost::json::object summary_json(const pqxx::row& r) {
             {"schedule_date", nullable(r["schedule_date"])},
             {"created_at", r["created_at"].c_str()},
             {"customer_name", r["customer_name"].c_str()},
-            {"item_count", r["item_count"].as<long long>()}};
+            {"item_count", r["item_count"].as<long long>()},
+            {"accept_deadline", nullable(r["accept_deadline"])},
+            {"accept_seconds_left", r["accept_seconds_left"].is_null()
+                                        ? boost::json::value(nullptr)
+                                        : boost::json::value(r["accept_seconds_left"].as<long long>())},
+            {"test", r["test"].as<bool>()}};
 }
 
 std::optional<Filter> parse_filter(std::string_view text) {

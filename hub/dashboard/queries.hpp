@@ -69,14 +69,18 @@ constexpr auto in_scope(const char (&column)[C], const char (&user)[U]) {
 
 /// The columns of an order summary (read by name by summary_json): id, label, external_id, branch_id, order_type,
 /// total, delivery_status, forwarding, attempts, last_error, is_schedule, schedule_date, created_at, customer_name,
-/// item_count. Alias o = hub.orders, p = hub.partners, j = hub.forward_jobs, joined by kSummaryFrom.
+/// item_count, accept_deadline and accept_seconds_left (both null unless the order waits for acceptance), test.
+/// Alias o = hub.orders, p = hub.partners, j = hub.forward_jobs, joined by kSummaryFrom.
 inline constexpr auto kSummaryColumns =
     "o.id, p.label, o.external_id, o.branch_id, o.order_type, o.total::text AS total, o.delivery_status, "
     "coalesce(j.state, '') AS forwarding, coalesce(j.attempts, 0) AS attempts, "
     "coalesce(j.last_error, '') AS last_error, o.is_schedule, " +
+    iso("CASE WHEN j.state = 'awaiting_acceptance' THEN j.accept_deadline END") +
+    " AS accept_deadline, CASE WHEN j.state = 'awaiting_acceptance' THEN "
+    "greatest(0, ceil(extract(epoch FROM j.accept_deadline - now())))::bigint END AS accept_seconds_left, " +
     iso("o.schedule_date") + " AS schedule_date, " + iso("o.created_at") +
     " AS created_at, coalesce(o.customer_name, '') AS customer_name, "
-    "(SELECT coalesce(sum(i.quantity), 0) FROM hub.order_items i WHERE i.order_id = o.id) AS item_count";
+    "(SELECT coalesce(sum(i.quantity), 0) FROM hub.order_items i WHERE i.order_id = o.id) AS item_count, o.test";
 inline constexpr Sql kSummaryFrom =
     " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id LEFT JOIN hub.forward_jobs j ON j.order_id = o.id";
 
@@ -158,6 +162,30 @@ inline constexpr auto kOrderInScopeSql = "SELECT 1 FROM hub.orders WHERE id = $1
 /// $1 order id, $2 user id -> one row when the order is in the user's scope.
 inline constexpr Statement kOrderInScope{"dashboard_order_in_scope", kOrderInScopeSql.c_str()};
 
+/// $1 order id -> state, in_time (the acceptance deadline is still ahead), branch_id, partner_id of its forwarding
+/// job, locked until the end of the transaction (an accept or reject and the time-out sweep wait for each other).
+inline constexpr Statement kJobForDecision{"dashboard_job_for_decision", R"(
+SELECT j.state, coalesce(j.accept_deadline > now(), false) AS in_time, o.branch_id, o.partner_id
+FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id WHERE j.order_id = $1 FOR UPDATE OF j)"};
+
+/// $1 order id: a held order accepted by its branch's staff is due now (or at its scheduled time) and is sent with
+/// status ACCEPTED (the claim reads accepted_at).
+inline constexpr Statement kAcceptJob{"dashboard_accept_job", R"(
+UPDATE hub.forward_jobs SET state = 'pending', accepted_at = now(), due_at = greatest(due_at, now()),
+                            due_since = greatest(due_at, now()), updated_at = now()
+WHERE order_id = $1 AND state = 'awaiting_acceptance')"};
+
+/// $1 order id, $2 reason: a held order rejected by its branch's staff is never sent.
+inline constexpr Statement kRejectJob{"dashboard_reject_job", R"(
+UPDATE hub.forward_jobs SET state = 'merchant_rejected', last_error = 'rejected by the branch: ' || $2,
+                            updated_at = now()
+WHERE order_id = $1 AND state = 'awaiting_acceptance')"};
+
+/// $1 order id, $2 branch, $3 partner, $4 status, $5 user id, $6 detail or '': a status-log row of a user's decision.
+inline constexpr Statement kInsertDecision{"dashboard_insert_decision", R"(
+INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, actor, detail)
+VALUES ($1, $2, $3, $4, 'operator', now(), true, $5, left(NULLIF($6, ''), 500)))"};
+
 inline constexpr auto kBranchStatesSql = "SELECT b.id, " + iso("h.unreachable_since") + R"( AS unreachable_since,
     CASE WHEN h.brand_id IS NOT NULL THEN (
         SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
@@ -212,11 +240,12 @@ DELETE FROM hub.dashboard_sessions WHERE token_hash IN (
 
 /// Every statement above, for prepare_dashboard.
 inline constexpr std::array kAllStatements{
-    &sql::kSessionUser,     &sql::kUserBranches,          &sql::kLoginUser,     &sql::kDeleteExpiredUserSessions,
-    &sql::kInsertSession,   &sql::kDeleteSession,         &sql::kListOrders,    &sql::kOrderDetail,
-    &sql::kOrderTimeline,   &sql::kOrderAttempts,         &sql::kOrderInScope,  &sql::kBranchStates,
-    &sql::kEventsAfter,     &sql::kReplayEvents,          &sql::kEventIdsAfter, &sql::kNewestEventId,
-    &sql::kDeleteOldEvents, &sql::kDeleteExpiredSessions,
+    &sql::kSessionUser,     &sql::kUserBranches,          &sql::kLoginUser,      &sql::kDeleteExpiredUserSessions,
+    &sql::kInsertSession,   &sql::kDeleteSession,         &sql::kListOrders,     &sql::kOrderDetail,
+    &sql::kOrderTimeline,   &sql::kOrderAttempts,         &sql::kOrderInScope,   &sql::kBranchStates,
+    &sql::kEventsAfter,     &sql::kReplayEvents,          &sql::kEventIdsAfter,  &sql::kNewestEventId,
+    &sql::kDeleteOldEvents, &sql::kDeleteExpiredSessions, &sql::kJobForDecision, &sql::kAcceptJob,
+    &sql::kRejectJob,       &sql::kInsertDecision,
 };
 
 /// Defines every statement of kAllStatements on `c` (libpqxx 6.4 sends each to the server on its first use). For

@@ -29,7 +29,7 @@ struct Route {
 };
 
 /// Every route of the API.
-inline constexpr std::array<Route, 9> kRoutes{{
+inline constexpr std::array<Route, 11> kRoutes{{
     {"POST", "login", false, &login},
     {"POST", "logout", true, &logout},
     {"GET", "session", true, &session_info},
@@ -37,6 +37,8 @@ inline constexpr std::array<Route, 9> kRoutes{{
     {"GET", "orders/{id}", true, &order},
     {"POST", "orders/{id}/phone", true, &order_phone},
     {"POST", "orders/{id}/resend", true, &resend},
+    {"POST", "orders/{id}/accept", true, &accept},
+    {"POST", "orders/{id}/reject", true, &reject},
     {"GET", "branches", true, &branches},
     {"GET", "events", true, &events},
 }};

@@ -10,22 +10,27 @@ using ingest::Kind;
 
 // x: the entries; c: the order_created entries with their branch and times; f: the first entry of each
 // (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent batches take
-// their unique-index locks in the same order); done: those actually inserted (ON CONFLICT skips a payload.id
+// their unique-index locks in the same order; a manual-accept branch's job is held for its staff, sql/hub/0017);
+// done: those actually inserted (ON CONFLICT skips a payload.id
 // stored before, or by a concurrent batch). Rows inserted by this statement are not visible to its own reads:
 // a payload.id that another entry of the batch inserted is found in `done`, one stored earlier in hub.orders.
 // Inbox ids are drawn first (nextval, once per row of a materialized CTE) so that each entry learns its own.
 // The kinds it decides are spliced in from the outcome table ({created} ...), with what their inbox rows say
 // ({kinds}: label, kind number, http status, inbox outcome, inbox error code, whether the row names the order);
-// 'record' (an inbox row alone, its values in the entry) and 'pending' are the statement's own.
+// 'record' (an inbox row alone, its values in the entry) and 'pending' are the statement's own. An order pushed by
+// an operator carries `op` (its actor, '' for the database user) and `t` (a test order): hub/ingest/store.hpp Origin;
+// its inbox row is written only when it names the order (stored, or a repeat): a refused one is the operator's
+// answer alone (hub/ingest/service.hpp create()).
 constexpr std::string_view kTemplate = R"(
 WITH x AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
         AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, br text, hd text, bo int, bl int,
-             st int, oc text, ec text, ro text, bs int)
+             st int, oc text, ec text, ro text, bs int, op text, t boolean)
 ),
 c AS MATERIALIZED (
-    SELECT x.i, x.id, x.p, x.h, x.rq, x.d AS j, x.d->>'external_id' AS ext, b.id AS branch_id, b.brand_id,
-           b.schedule_lead_minutes AS lead,
+    SELECT x.i, x.id, x.p, x.h, x.rq, x.op, coalesce(x.t, false) AS test, x.d AS j, x.d->>'external_id' AS ext,
+           b.id AS branch_id, b.brand_id, b.schedule_lead_minutes AS lead, b.manual_accept AS manual,
+           b.accept_timeout_minutes AS accept_mins,
            CASE WHEN (x.d->>'event_time_has_offset')::boolean THEN (x.d->>'event_time')::timestamptz
                 ELSE (x.d->>'event_time')::timestamp AT TIME ZONE pa.time_zone END AS event_time,
            CASE WHEN x.d->>'schedule_date' IS NULL THEN NULL
@@ -42,13 +47,13 @@ ins AS (
     INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
                             payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
                             schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
-                            customer_name, customer_phone, customer_address, status_time, request_id)
+                            customer_name, customer_phone, customer_address, status_time, request_id, test)
     SELECT id, p, ext, branch_id, brand_id, h, event_time,
            j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
            (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean, schedule_date,
            j->'car_data'->>'color', j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters',
            j->'car_data'->>'car_brand', j->'customer'->>'name', j->'customer'->>'phone',
-           j->'customer'->>'address', event_time, rq
+           j->'customer'->>'address', event_time, rq, test
     FROM f ORDER BY p, ext
     ON CONFLICT (partner_id, external_id) DO NOTHING
     RETURNING id
@@ -68,12 +73,17 @@ options AS (
                AS r(line_no int, option_no int, id text, price numeric, quantity int)
 ),
 log AS (
-    INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
-    SELECT id, branch_id, p, 'received', 'platform', event_time, true FROM done
+    INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, actor,
+                                      detail)
+    SELECT id, branch_id, p, 'received', CASE WHEN op IS NULL THEN 'platform' ELSE 'operator' END, event_time, true,
+           CASE WHEN op IS NOT NULL THEN coalesce(NULLIF(op, ''), current_user) END,
+           CASE WHEN test THEN 'test order' END
+    FROM done
 ),
 job AS (
-    INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since)
-    SELECT id, brand_id, due, due
+    INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since, state, accept_deadline)
+    SELECT id, brand_id, due, due, CASE WHEN manual THEN 'awaiting_acceptance' ELSE 'pending' END,
+           CASE WHEN manual THEN now() + make_interval(mins => accept_mins) END
     FROM done, LATERAL (SELECT CASE WHEN schedule_date IS NULL THEN now()
                                     ELSE greatest(now(), schedule_date - make_interval(mins => lead)) END AS due) w
 ),
@@ -110,6 +120,7 @@ inbox AS (
            CASE WHEN ids.n IS NULL THEN x.st ELSE ids.st END, CASE WHEN ids.n IS NULL THEN x.oc ELSE ids.oc END,
            CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint, x.bs
     FROM ids JOIN x ON x.i = ids.i
+    WHERE x.op IS NULL OR ids.order_id IS NOT NULL
 )
 SELECT o.i, o.kind = 'pending' AS pending, ids.n AS kind, ids.order_id, ids.inbox_id
 FROM o LEFT JOIN ids ON ids.i = o.i)";

@@ -32,6 +32,9 @@ inline constexpr Statement kPartnerByKeyHash{"partner_by_key_hash", R"(
 SELECT id, label, time_zone, signing, disabled_at IS NOT NULL, rate_per_second::float8, rate_burst
 FROM hub.partners WHERE key_hash = $1)"};
 
+/// -> key_hash of every partner (disabled ones too): the set unknown webhook keys are answered from.
+inline constexpr Statement kPartnerKeyHashes{"partner_key_hashes", "SELECT key_hash FROM hub.partners"};
+
 /// $1 partner id -> secret_sealed of the partner's currently valid signing secrets (not expired), newest first.
 inline constexpr Statement kSigningSecretsByPartner{"signing_secrets_by_partner", R"(
 SELECT secret_sealed FROM hub.partner_signing_secrets
@@ -92,10 +95,10 @@ inline constexpr Statement kApplyStatus{"apply_status", R"(
 UPDATE hub.orders SET delivery_status = $2, status_time = 'epoch'::timestamptz + $3::bigint * interval '1 microsecond'
 WHERE id = $1)"};
 
-/// $1 order id: an order cancelled before it was sent is not sent.
+/// $1 order id: an order cancelled before it was sent (or while it waited for acceptance) is not sent.
 inline constexpr Statement kCancelPendingJob{"cancel_pending_job", R"(
 UPDATE hub.forward_jobs SET state = 'cancelled', updated_at = now(), last_error = 'cancelled before it was sent'
-WHERE order_id = $1 AND state = 'pending')"};
+WHERE order_id = $1 AND state IN ('pending', 'awaiting_acceptance'))"};
 
 // ---- Forwarding (hub/forward) ----
 
@@ -141,12 +144,12 @@ WITH q AS (
         attempts = j.attempts + 1, updated_at = now()
     FROM picked
     WHERE j.order_id = picked.order_id
-    RETURNING j.order_id, j.attempts
+    RETURNING j.order_id, j.attempts, j.accepted_at IS NOT NULL AS accepted
 )
 SELECT o.id AS order_id, cl.attempts AS attempt, coalesce(b.pos_branch_id, b.id) AS pos_branch_id, o.brand_id,
        p.label AS partner_label, o.external_id, o.note, (o.subtotal * 1000)::bigint AS subtotal,
-       (o.tax * 1000)::bigint AS tax, (o.total * 1000)::bigint AS total, b.auto_accept, o.customer_name,
-       o.customer_phone, o.delivery_status, c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file,
+       (o.tax * 1000)::bigint AS tax, (o.total * 1000)::bigint AS total, b.auto_accept OR cl.accepted AS auto_accept,
+       o.customer_name, o.customer_phone, o.delivery_status, c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file,
        c.environment, extract(epoch FROM o.created_at)::float8 AS stored_at, o.is_schedule, o.request_id,
        (SELECT json_agg(json_build_array(
                    i.item_id, i.quantity, (i.price * 1000)::bigint, i.note, mi.pos_id,
@@ -269,6 +272,25 @@ WITH late AS (
     SELECT order_id, branch_id, partner_id, 'forward_dead', 'hub', now(), true, left(last_error, 500) FROM dead
 )
 SELECT count(*) FROM dead)"};
+/// Ends the held jobs whose acceptance deadline passed (manual-accept branches) -> how many.
+// A batch at a time; FOR UPDATE SKIP LOCKED and the state test of the update make each time-out happen once, whatever
+// the number of hubs sweeping (a job an accept or reject holds is skipped, and no longer held when it is seen again).
+inline constexpr Statement kTimeOutHeldJobs{"time_out_held_jobs", R"(
+WITH late AS (
+    SELECT order_id FROM hub.forward_jobs
+    WHERE state = 'awaiting_acceptance' AND accept_deadline <= now()
+    ORDER BY accept_deadline LIMIT 500 FOR UPDATE SKIP LOCKED
+), ended AS (
+    UPDATE hub.forward_jobs j
+    SET state = 'timed_out', updated_at = now(), last_error = 'not accepted before ' || j.accept_deadline::text
+    FROM late, hub.orders o
+    WHERE j.order_id = late.order_id AND j.state = 'awaiting_acceptance' AND o.id = j.order_id
+    RETURNING j.order_id, o.branch_id, o.partner_id, j.last_error
+), logged AS (
+    INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, detail)
+    SELECT order_id, branch_id, partner_id, 'time_out', 'hub', now(), true, last_error FROM ended
+)
+SELECT count(*) FROM ended)"};
 /// $1 environment -> brand, base URL, CA file, due jobs waiting, per POS connection.
 // Each POS connection of the environment with its due jobs waiting: the forwarder's map of brands to hosts, and
 // the queued figure of /metrics.
@@ -328,7 +350,7 @@ DELETE FROM hub.webhook_ids WHERE partner_id = $1 AND webhook_id IN (
 /// Every statement above, for prepare_all.
 inline const std::array kAllStatements{
     // clang-format off
-    &kPartnerByKeyHash, &kSigningSecretsByPartner,
+    &kPartnerByKeyHash, &kPartnerKeyHashes, &kSigningSecretsByPartner,
     &kInsertOrders,     &kInsertInbox,
     &kOrderForUpdate,   &kInsertPlatformStatus,
     &kApplyStatus,      &kCancelPendingJob,
@@ -337,6 +359,7 @@ inline const std::array kAllStatements{
     &kInsertStatusRow,  &kStoreToken,
     &kReleaseJobs,      &kGiveBackJobs,
     &kRenewLeases,      &kGiveUpJobs,
+    &kTimeOutHeldJobs,
     &kPosHosts,         &kPosHealth,
     &kOutboxDepth,
     &kReplayWebhookId, &kRememberWebhookId, &kPurgeWebhookIds,

@@ -1,5 +1,5 @@
-// The forwarder's upkeep, every few seconds: the POS hosts and their queues, the give-up sweep, lease renewal,
-// and the breaker changes written for the dashboard's banner.
+// The forwarder's upkeep, every few seconds: the POS hosts and their queues, the acceptance time-out and give-up
+// sweeps, lease renewal, and the breaker changes written for the dashboard's banner.
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -53,6 +53,13 @@ asio::awaitable<void> Forwarder::tend() {
 }
 
 asio::awaitable<void> Forwarder::sweep_late_jobs() {
+    auto time_out = [](pqxx::connection& c) { return time_out_held_jobs(c); };
+    try {
+        if (const std::int64_t n = co_await pool_.run(std::move(time_out)); n > 0)
+            common::log::info("orders not accepted in time: not sent", {{"jobs", n}});
+    } catch (const std::exception& e) {
+        common::log::warn("forwarder acceptance time-out sweep failed", {{"error", e.what()}});
+    }
     auto sweep = [give_up = options_.give_up](pqxx::connection& c) { return give_up_jobs(c, give_up); };
     try {
         const std::int64_t dead = co_await pool_.run(std::move(sweep));

@@ -17,6 +17,10 @@ enum class JobState {
     auth_failed,  ///< no token the POS accepts
     dead,         ///< given up after kMaxAttempts or the give-up time
     cancelled,    ///< cancelled before it was sent
+    // Manual accept (sql/hub/0017_manual_accept.sql): never sent unless the branch's staff accept it.
+    awaiting_acceptance,  ///< held for the branch's staff until its accept deadline
+    merchant_rejected,    ///< a user of the branch rejected it
+    timed_out,            ///< no decision before the accept deadline
 };
 
 struct JobStateText {
@@ -25,9 +29,16 @@ struct JobStateText {
 };
 
 inline constexpr JobStateText kJobStateTexts[] = {
-    {JobState::pending, "pending"},     {JobState::in_flight, "in_flight"},     {JobState::delivered, "delivered"},
-    {JobState::rejected, "rejected"},   {JobState::auth_failed, "auth_failed"}, {JobState::dead, "dead"},
+    {JobState::pending, "pending"},
+    {JobState::in_flight, "in_flight"},
+    {JobState::delivered, "delivered"},
+    {JobState::rejected, "rejected"},
+    {JobState::auth_failed, "auth_failed"},
+    {JobState::dead, "dead"},
     {JobState::cancelled, "cancelled"},
+    {JobState::awaiting_acceptance, "awaiting_acceptance"},
+    {JobState::merchant_rejected, "merchant_rejected"},
+    {JobState::timed_out, "timed_out"},
 };
 
 /// The state's word in hub.forward_jobs.state.
@@ -46,6 +57,13 @@ constexpr std::optional<JobState> job_state_from_text(std::string_view text) {
 
 /// Whether a job in `state` still waits to be sent (pending or in flight).
 constexpr bool is_queued(JobState state) { return state == JobState::pending || state == JobState::in_flight; }
+
+/// Whether a job in `state` is the branch staff's to decide, or was decided by them or their deadline: held,
+/// rejected by the merchant, or timed out (never sent by the hub on its own).
+constexpr bool is_held_for_staff(JobState state) {
+    return state == JobState::awaiting_acceptance || state == JobState::merchant_rejected ||
+           state == JobState::timed_out;
+}
 
 /// How one HTTP exchange with the POS ended (hub.pos_delivery_attempts.outcome): an order's verdict, or a login's.
 enum class AttemptOutcome { delivered, rejected, unauthorized, retry, logged_in, login_failed };

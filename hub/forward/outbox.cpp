@@ -256,6 +256,13 @@ std::int64_t give_up_jobs(pqxx::connection_base& conn, std::chrono::seconds give
     return n;
 }
 
+std::int64_t time_out_held_jobs(pqxx::connection_base& conn) {
+    pqxx::work tx(conn);
+    const auto n = tx.exec_prepared1(db::kTimeOutHeldJobs)[0].as<std::int64_t>();
+    tx.commit();
+    return n;
+}
+
 std::vector<PosHostRow> pos_hosts(pqxx::connection_base& conn, const std::string& environment) {
     pqxx::read_transaction tx(conn);
     std::vector<PosHostRow> out;

@@ -110,6 +110,10 @@ void renew_leases(pqxx::connection_base& conn, const std::string& forwarder, std
 /// Ends as dead the pending jobs due longer than `give_up` (with a forward_dead status row): how many.
 std::int64_t give_up_jobs(pqxx::connection_base& conn, std::chrono::seconds give_up);
 
+/// Ends as timed_out the jobs held for acceptance past their deadline (with a time_out status row, once each
+/// however many hubs sweep): how many.
+std::int64_t time_out_held_jobs(pqxx::connection_base& conn);
+
 /// One POS connection of an environment: its brand, base URL and CA file, and its due jobs waiting.
 struct PosHostRow {
     std::string brand_id;

@@ -11,6 +11,11 @@ std::string ResendOutcome::message() const {
         case Kind::not_found: return "no such order";
         case Kind::cancelled: return "the order was cancelled; it is not sent";
         case Kind::already_queued: return "the order is already queued (" + std::string(to_text(previous_state)) + ")";
+        case Kind::staff_decides:
+            return previous_state == JobState::awaiting_acceptance
+                       ? "the order waits for the branch's staff to accept or reject it"
+                       : "the branch's staff did not accept the order (" + std::string(to_text(previous_state)) +
+                             "); it is not sent";
     }
     return {};
 }
@@ -29,6 +34,10 @@ ResendOutcome resend_order(pqxx::transaction_base& tx, const std::string& order_
     out.branch_id = job[0][2].as<std::string>();
     if (job[0][1].as<std::string>() == "cancelled") {
         out.kind = ResendOutcome::Kind::cancelled;
+        return out;
+    }
+    if (is_held_for_staff(out.previous_state)) {
+        out.kind = ResendOutcome::Kind::staff_decides;
         return out;
     }
     if (is_queued(out.previous_state)) {

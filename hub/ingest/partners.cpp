@@ -23,119 +23,178 @@ std::string webhook_key_hash(std::string_view key) { return common::crypto::sha2
 
 std::string signing_secret_aad(std::string_view partner_id) { return "signing_secret:" + std::string(partner_id); }
 
+/// A one-shot event that requests on any executor wait for.
+struct PartnerDirectory::Signal {
+    std::mutex mutex;
+    bool fired = false;
+    std::exception_ptr error;                 ///< what the awaited work failed with, if it did
+    std::vector<std::function<void()>> wake;  ///< one per waiting request
+
+    void fire(std::exception_ptr failure) {
+        std::vector<std::function<void()>> waiting;
+        {
+            std::lock_guard lock(mutex);
+            fired = true;
+            error = std::move(failure);
+            waiting.swap(wake);
+        }
+        for (auto& w : waiting) w();
+    }
+};
+
 /// One database lookup of a key, shared by the requests that asked for it while it ran.
 struct PartnerDirectory::Flight {
-    bool new_key = false;  ///< the key was not known: counts against max_new_key_lookups
-    std::mutex mutex;
-    bool done = false;
-    std::optional<Partner> partner;
-    std::exception_ptr error;
-    std::vector<std::function<void()>> wake;  ///< one per waiting request
+    std::shared_ptr<Signal> done = std::make_shared<Signal>();
+    std::optional<Partner> partner;  ///< written before `done` fires
 };
 
 namespace {
 
-/// A request waits this long at most for another request's lookup of the same key (the statement time-out of
-/// the pool bounds the lookup itself).
-constexpr std::chrono::seconds kFlightWait{30};
+/// A request waits this long at most for work another request started for it (the statement time-out of the
+/// pool bounds each query itself).
+constexpr std::chrono::seconds kSharedWait{30};
 
 }  // namespace
 
 std::optional<std::optional<Partner>> PartnerDirectory::cached(const std::string& hash,
                                                                std::chrono::steady_clock::time_point now) {
     if (auto it = known_.find(hash); it != known_.end() && it->second.expires > now)
-        return std::make_optional(std::make_optional(it->second.partner));
-    if (auto it = misses_.find(hash); it != misses_.end() && it->second > now)
-        return std::make_optional(std::optional<Partner>());
+        return std::make_optional(it->second.partner);
     return std::nullopt;
-}
-
-void PartnerDirectory::remember(const std::string& hash, const std::optional<Partner>& partner) {
-    const auto now = std::chrono::steady_clock::now();
-    if (partner) {
-        misses_.erase(hash);
-        known_.insert_or_assign(hash, Known{*partner, now + ttl_});
-        return;
-    }
-    known_.erase(hash);  // disabled or deleted
-    // Forget expired misses, and the oldest ones past the bound; an entry of the queue whose key was missed again
-    // later is stale and only dropped.
-    while (!miss_order_.empty() && (misses_.size() >= limits_.max_misses || miss_order_.front().second <= now)) {
-        const auto& [old, expires] = miss_order_.front();
-        if (auto it = misses_.find(old); it != misses_.end() && it->second == expires) misses_.erase(it);
-        miss_order_.pop_front();
-    }
-    if (limits_.max_misses == 0) return;
-    const auto expires = now + limits_.miss_ttl;
-    misses_.insert_or_assign(hash, expires);
-    miss_order_.emplace_back(hash, expires);
 }
 
 boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::find(std::string key) {
     // Keys are 43 URL-safe characters; anything else cannot be one and needs no lookup.
     if (key.empty() || key.size() > 128) co_return std::nullopt;
     const std::string hash = webhook_key_hash(key);
-    std::shared_ptr<Flight> flight;
-    bool leads = false;
+    const auto arrival = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(mutex_);
-        if (auto hit = cached(hash, std::chrono::steady_clock::now())) co_return *hit;
-        if (auto it = flights_.find(hash); it != flights_.end()) {
-            flight = it->second;
-        } else {
-            // A key seen as a partner before is refreshed whatever the flood; a new one waits its turn.
-            const bool new_key = !known_.contains(hash);
-            if (new_key && new_key_flights_ >= limits_.max_new_key_lookups)
-                throw common::db::Unavailable("too many lookups of unknown webhook keys at once");
-            flight = std::make_shared<Flight>();
-            flight->new_key = new_key;
-            new_key_flights_ += new_key ? 1 : 0;
-            flights_.emplace(hash, flight);
-            leads = true;
-        }
+        if (auto hit = cached(hash, arrival)) co_return *hit;
     }
-    if (!leads) co_return co_await await_flight(std::move(flight));
-    std::optional<Partner> partner;
+    if (!co_await in_key_set(hash, arrival)) co_return std::nullopt;
+    co_return co_await lookup(hash);
+}
+
+boost::asio::awaitable<bool> PartnerDirectory::in_key_set(const std::string& hash,
+                                                          std::chrono::steady_clock::time_point arrival) {
+    const auto deadline = arrival + kSharedWait;
+    for (;;) {
+        std::shared_ptr<Signal> load;
+        bool leads = false;
+        std::chrono::steady_clock::time_point not_before;
+        {
+            std::lock_guard lock(mutex_);
+            if (known_.contains(hash) || (key_set_ && key_set_->contains(hash))) co_return true;
+            if (key_set_ && key_set_loaded_ >= arrival) co_return false;
+            if (!loading_) {
+                loading_ = std::make_shared<Signal>();
+                leads = true;
+                not_before = last_load_ + limits_.key_set_interval;
+            } else if (key_set_waiters_ >= limits_.max_key_set_waiters) {
+                throw common::db::Unavailable("too many requests with unknown webhook keys at once");
+            } else {
+                ++key_set_waiters_;
+            }
+            load = loading_;
+        }
+        if (leads) {
+            co_await load_key_set(load, not_before);
+            continue;
+        }
+        const bool fired = co_await wait(load, deadline);
+        {
+            std::lock_guard lock(mutex_);
+            --key_set_waiters_;
+        }
+        if (!fired) throw common::db::Unavailable("the webhook keys did not load in time");
+        // A load that failed fails the requests that waited for it; one that began before this request arrived
+        // is followed by another (the loop).
+        if (load->error) std::rethrow_exception(load->error);
+    }
+}
+
+boost::asio::awaitable<void> PartnerDirectory::load_key_set(std::shared_ptr<Signal> done,
+                                                            std::chrono::steady_clock::time_point not_before) {
     std::exception_ptr error;
+    auto start = std::chrono::steady_clock::now();
     try {
-        partner = co_await query(hash);
+        if (not_before > start) {
+            boost::asio::steady_timer pace(co_await boost::asio::this_coro::executor, not_before);
+            co_await pace.async_wait(boost::asio::use_awaitable);
+            start = std::chrono::steady_clock::now();
+        }
+        auto hashes = co_await pool_.run([](pqxx::connection& c) {
+            pqxx::read_transaction tx(c);
+            auto set = std::make_shared<std::unordered_set<std::string>>();
+            for (const auto& row : tx.exec_prepared(db::kPartnerKeyHashes)) set->insert(row[0].c_str());
+            return set;
+        });
+        std::lock_guard lock(mutex_);
+        key_set_ = std::move(hashes);
+        key_set_loaded_ = start;
+        // Keys no longer in the set (their partner deleted) are forgotten, so known_ stays within the partners.
+        std::erase_if(known_, [&](const auto& entry) { return !key_set_->contains(entry.first); });
     } catch (...) {
         error = std::current_exception();
     }
     {
         std::lock_guard lock(mutex_);
-        if (!error) remember(hash, partner);
-        flights_.erase(hash);
-        new_key_flights_ -= flight->new_key ? 1 : 0;
+        loading_.reset();
+        last_load_ = start;
     }
-    std::vector<std::function<void()>> wake;
-    {
-        std::lock_guard lock(flight->mutex);
-        flight->done = true;
-        flight->partner = partner;
-        flight->error = error;
-        wake.swap(flight->wake);
-    }
-    for (auto& w : wake) w();
+    done->fire(error);
     if (error) std::rethrow_exception(error);
-    co_return partner;
 }
 
-boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::await_flight(std::shared_ptr<Flight> flight) {
-    auto ex = co_await boost::asio::this_coro::executor;
-    auto timer = std::make_shared<boost::asio::steady_timer>(ex, kFlightWait);
-    bool done = false;
+boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::lookup(const std::string& hash) {
+    std::shared_ptr<Flight> flight;
+    bool leads = false;
     {
-        std::lock_guard lock(flight->mutex);
-        done = flight->done;
-        // Posted to this request's executor (a connection's strand): it runs once the wait below has begun.
-        if (!done) flight->wake.emplace_back([ex, timer] { boost::asio::post(ex, [timer] { timer->cancel(); }); });
+        std::lock_guard lock(mutex_);
+        if (auto it = flights_.find(hash); it != flights_.end()) {
+            flight = it->second;
+        } else {
+            flight = std::make_shared<Flight>();
+            flights_.emplace(hash, flight);
+            leads = true;
+        }
     }
-    if (!done) co_await timer->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-    std::lock_guard lock(flight->mutex);
-    if (!flight->done) throw common::db::Unavailable("a partner lookup did not finish in time");
-    if (flight->error) std::rethrow_exception(flight->error);
+    if (!leads) {
+        if (!co_await wait(flight->done, std::chrono::steady_clock::now() + kSharedWait))
+            throw common::db::Unavailable("a partner lookup did not finish in time");
+        if (flight->done->error) std::rethrow_exception(flight->done->error);
+        co_return flight->partner;
+    }
+    std::exception_ptr error;
+    try {
+        flight->partner = co_await query(hash);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    {
+        std::lock_guard lock(mutex_);
+        if (!error) known_.insert_or_assign(hash, Known{flight->partner, std::chrono::steady_clock::now() + ttl_});
+        flights_.erase(hash);
+    }
+    flight->done->fire(error);
+    if (error) std::rethrow_exception(error);
     co_return flight->partner;
+}
+
+boost::asio::awaitable<bool> PartnerDirectory::wait(std::shared_ptr<Signal> signal,
+                                                    std::chrono::steady_clock::time_point deadline) {
+    auto ex = co_await boost::asio::this_coro::executor;
+    auto timer = std::make_shared<boost::asio::steady_timer>(ex, deadline);
+    {
+        std::lock_guard lock(signal->mutex);
+        if (signal->fired) co_return true;
+        // Posted to this request's executor (a connection's strand): it runs once the wait below has begun.
+        signal->wake.emplace_back([ex, timer] { boost::asio::post(ex, [timer] { timer->cancel(); }); });
+    }
+    co_await timer->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    std::lock_guard lock(signal->mutex);
+    co_return signal->fired;
 }
 
 boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::query(std::string hash) {

@@ -2,12 +2,12 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/crypto/secret_box.hpp"
@@ -44,23 +44,24 @@ public:
 
 /// How PartnerDirectory bounds what unknown keys cost.
 struct DirectoryLimits {
-    /// An unknown key is answered from memory this long: a partner created after its key was tried works
-    /// within this time.
-    std::chrono::milliseconds miss_ttl{5000};
-    /// Unknown keys remembered at most; past it the oldest are forgotten (never a known partner).
-    std::size_t max_misses = 100'000;
-    /// Lookups of keys never seen before running at once, all keys together; past it a new key is answered
-    /// unavailable (503, retry later) instead of taking another database worker.
-    std::size_t max_new_key_lookups = 2;
+    /// The set of every partner's key hash is loaded at most this often. A key outside the set waits for the
+    /// next load that starts after it arrived (at most about this long plus the load), so a partner created a
+    /// moment ago works on its first request, and any flood of unknown keys costs at most one small query per
+    /// interval, whatever its rate.
+    std::chrono::milliseconds key_set_interval{100};
+    /// Requests waiting at once for the next load of the key set; past it a request with an unknown key is
+    /// answered unavailable (503, retry later).
+    std::size_t max_key_set_waiters = 4096;
 };
 
-/// Finds the partner of a webhook key (by SHA-256 of the key), with a cache so that the request path does not
-/// query the database for every request:
-///   - a known partner is kept `ttl` (disabling or rotating takes effect within it), in its own map that unknown
-///     keys never evict;
-///   - an unknown key is kept `limits.miss_ttl`, at most `limits.max_misses` of them (oldest forgotten first);
-///   - concurrent lookups of one key share one query, and at most `limits.max_new_key_lookups` keys never seen
-///     before are looked up at once (more: Unavailable), so random keys take a bounded share of the pool.
+/// Finds the partner of a webhook key (by SHA-256 of the key) so that the request path does not query the
+/// database for every request, and so that unknown keys cost the database nothing per request:
+///   - the hashes of all partners' keys are held in memory (DirectoryLimits): a key outside that set is
+///     answered "unknown" without a lookup of its own, once a load of the set that began after the request
+///     arrived has not found it (concurrent requests share one load; loads are paced by key_set_interval);
+///   - a key of the set is looked up once and kept `ttl` (disabling or rotating takes effect within it);
+///     entries exist only for keys of the set, so their number is bounded by the partners;
+///   - concurrent lookups of one key share one query.
 /// A signing partner comes with the keys of its valid secrets, opened with `box` (without a box they are
 /// unreadable). Thread-safe; must outlive the lookups in flight.
 class PartnerDirectory final : public PartnerLookup {
@@ -72,17 +73,24 @@ public:
     boost::asio::awaitable<std::optional<Partner>> find(std::string key) override;
 
 private:
+    struct Signal;
     struct Flight;
     struct Known {
-        Partner partner;
+        std::optional<Partner> partner;  ///< nullopt: the key's partner is disabled or gone
         std::chrono::steady_clock::time_point expires;
     };
     /// The cached answer for `hash`, when fresh (under mutex_).
     std::optional<std::optional<Partner>> cached(const std::string& hash, std::chrono::steady_clock::time_point now);
-    /// Remembers the database's answer for `hash` (under mutex_).
-    void remember(const std::string& hash, const std::optional<Partner>& partner);
+    /// Whether `hash` belongs to a partner according to a load of the key set begun at or after `arrival`.
+    boost::asio::awaitable<bool> in_key_set(const std::string& hash, std::chrono::steady_clock::time_point arrival);
+    /// Loads the key set (paced by key_set_interval) and fires `done`; rethrows a failure after firing.
+    boost::asio::awaitable<void> load_key_set(std::shared_ptr<Signal> done,
+                                              std::chrono::steady_clock::time_point not_before);
+    boost::asio::awaitable<std::optional<Partner>> lookup(const std::string& hash);
     boost::asio::awaitable<std::optional<Partner>> query(std::string hash);
-    static boost::asio::awaitable<std::optional<Partner>> await_flight(std::shared_ptr<Flight> flight);
+    /// Waits for `signal` until `deadline`; false when it did not fire in time.
+    static boost::asio::awaitable<bool> wait(std::shared_ptr<Signal> signal,
+                                             std::chrono::steady_clock::time_point deadline);
 
     common::db::Pool& pool_;
     std::chrono::milliseconds ttl_;
@@ -90,10 +98,12 @@ private:
     DirectoryLimits limits_;
     std::mutex mutex_;
     std::unordered_map<std::string, Known> known_;
-    std::unordered_map<std::string, std::chrono::steady_clock::time_point> misses_;
-    std::deque<std::pair<std::string, std::chrono::steady_clock::time_point>> miss_order_;  // oldest first
     std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;
-    std::size_t new_key_flights_ = 0;
+    std::shared_ptr<const std::unordered_set<std::string>> key_set_;  ///< null until the first load
+    std::chrono::steady_clock::time_point key_set_loaded_{};          ///< when the load of key_set_ began
+    std::chrono::steady_clock::time_point last_load_{};               ///< when the last load (if any) began
+    std::shared_ptr<Signal> loading_;                                 ///< the load running now, if any
+    std::size_t key_set_waiters_ = 0;
 };
 
 /// A new webhook key: 32 random bytes, URL-safe base64 (256 bits).

@@ -171,20 +171,38 @@ boost::asio::awaitable<IngestResult> IngestService::process(Partner partner, std
                                                             std::string headers_json, std::string replay_of) {
     InboxRecord inbox;
     inbox.partner_id = partner.id;
-    inbox.request_id = request_id;
+    inbox.request_id = std::move(request_id);
     inbox.headers_json = std::move(headers_json);
     inbox.replay_of = std::move(replay_of);
     inbox.body = std::move(body);
+    co_return co_await ingest(std::move(partner.id), std::move(inbox), true);
+}
+
+boost::asio::awaitable<IngestResult> IngestService::create(Partner partner, std::string body, std::string request_id,
+                                                           std::string headers_json, Origin origin) {
+    InboxRecord inbox;
+    inbox.partner_id = partner.id;
+    inbox.request_id = std::move(request_id);
+    inbox.headers_json = std::move(headers_json);
+    inbox.body = std::move(body);
+    inbox.origin = std::move(origin);
+    co_return co_await ingest(std::move(partner.id), std::move(inbox), false);
+}
+
+boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord inbox,
+                                                           bool record_refusals) {
     IngestResult result;
-    result.partner_id = partner.id;
+    result.partner_id = partner_id;
+    const std::string request_id = inbox.request_id;
     auto validated = check(inbox, result);
     try {
         if (!validated) {
+            if (!record_refusals) co_return result;
             set_inbox(inbox, result);
             co_await store_.record(std::move(inbox));
             co_return result;
         }
-        const auto stored = co_await store_.store(partner.id, std::move(*validated), std::move(inbox));
+        const auto stored = co_await store_.store(std::move(partner_id), std::move(*validated), std::move(inbox));
         result.kind = stored.kind;
         result.order_id = stored.order_id;
         result.applied = stored.applied;

@@ -21,10 +21,10 @@
 #include "hub/ingest/outcome.hpp"
 #include "hub/ingest/partners.hpp"
 #include "hub/ingest/rate_limit.hpp"
+#include "hub/ingest/store.hpp"
 
 namespace hub::ingest {
 
-class OrderSink;
 class WebhookIdLog;
 
 /// What the inbox keeps of the body of a request refused for its signature (anyone may send those).
@@ -74,7 +74,15 @@ public:
     boost::asio::awaitable<IngestResult> process(Partner partner, std::string body, std::string request_id,
                                                  std::string headers_json, std::string replay_of);
 
+    /// Validates and stores one order_created body that an operator built (hub/admin/order_create_rules.hpp) for
+    /// the operator partner `partner`, with the same rules and storage as process(). A refused body is answered
+    /// and stored nowhere (its sender reads the answer; there is nothing to replay).
+    boost::asio::awaitable<IngestResult> create(Partner partner, std::string body, std::string request_id,
+                                                std::string headers_json, Origin origin);
+
 private:
+    /// Validates `inbox.body` and stores it; a refused one is recorded in the inbox when `record_refusals`.
+    boost::asio::awaitable<IngestResult> ingest(std::string partner_id, InboxRecord inbox, bool record_refusals);
     boost::asio::awaitable<IngestResult> refuse_signature(std::string partner_id, WebhookRequest req,
                                                           std::string_view problem);
     /// process() for a request with a valid signature, once per webhook-id.

@@ -35,6 +35,8 @@ std::string make_entry(const std::string& partner_id, const std::optional<Valida
         e["id"] = common::crypto::uuid_v7();
         e["h"] = payload_hash(order->envelope, created);
         e["d"] = order_document(order->envelope, created);
+        if (r.origin.by_operator) e["op"] = r.origin.actor;
+        if (r.origin.test) e["t"] = true;
     } else {
         e["st"] = r.http_status;
         e["oc"] = r.outcome;

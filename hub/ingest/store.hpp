@@ -18,6 +18,14 @@ class transaction_base;
 
 namespace hub::ingest {
 
+/// Where an order_created came from: a platform's webhook (the default) or an operator (`order create`,
+/// hub/admin/order_create_rules.hpp). Not an inbox column: it goes with the order the request creates.
+struct Origin {
+    bool by_operator = false;  ///< the first status-log row's source: `operator`, not `platform`
+    std::string actor;         ///< the operator (an admin token's name); empty: the database user
+    bool test = false;         ///< a test order (hub.orders.test)
+};
+
 /// What the inbox keeps of one webhook request.
 struct InboxRecord {
     std::string partner_id;
@@ -33,6 +41,7 @@ struct InboxRecord {
     std::string outcome;  ///< stored, duplicate, conflict, rejected, ...
     std::string error_code;
     std::string replay_of;  ///< inbox id re-run by `events replay`, or empty
+    Origin origin;
 };
 
 /// Inserts one inbox row in `tx`; returns its id.

@@ -75,6 +75,15 @@ export function resend(id) {
   return call('POST', 'orders/' + encodeURIComponent(id) + '/resend');
 }
 
+// A manual-accept branch's held order: accept sends it to the POS as ACCEPTED; reject (with a reason) never sends it.
+export function accept(id) {
+  return call('POST', 'orders/' + encodeURIComponent(id) + '/accept');
+}
+
+export function reject(id, reason) {
+  return call('POST', 'orders/' + encodeURIComponent(id) + '/reject', { reason });
+}
+
 // The event stream of a branch. EventSource reconnects by itself and sends Last-Event-ID; when it gives up (the
 // hub answered an error, e.g. during a restart) a new one resumes from the last id seen.
 export function follow(branch, { onEvent, onState, onSessionEnded }) {

@@ -1,5 +1,5 @@
-// The merchant board: log in, pick a branch, watch its orders arrive and change live, notice POS problems and
-// send an order to the POS again.
+// The merchant board: log in, pick a branch, watch its orders arrive and change live, notice POS problems,
+// send an order to the POS again, and accept or reject the orders a manual-accept branch holds.
 import * as api from './api.js';
 import * as fmt from './format.js';
 
@@ -122,13 +122,68 @@ function matches(o) {
   }
 }
 
+// ---- acceptance (manual-accept branches) ----
+const waiting = (o) => o.forwarding === 'awaiting_acceptance';
+
+// The hub says how many seconds are left when it sends a summary; the countdown runs on from when it arrived, so
+// a browser clock that is off does not matter.
+function keep(o) {
+  o.deadlineMs = o.accept_seconds_left === null || o.accept_seconds_left === undefined
+    ? null : Date.now() + o.accept_seconds_left * 1000;
+  state.orders.set(o.id, o);
+}
+
+function countdown(o) {
+  return el('span', { class: 'countdown', 'data-deadline': String(o.deadlineMs), text: fmt.countdown(o.deadlineMs - Date.now()) });
+}
+
+setInterval(() => {
+  for (const c of document.querySelectorAll('.countdown')) c.textContent = fmt.countdown(Number(c.dataset.deadline) - Date.now());
+}, 1000);
+
+function decideButtons(o) {
+  const stop = (f) => (e) => { e.stopPropagation(); f(); };
+  return el('div', { class: 'decide' },
+    el('button', { type: 'button', class: 'accept', text: 'Accept', onclick: stop(() => acceptOrder(o)) }),
+    el('button', { type: 'button', class: 'reject', text: 'Reject', onclick: stop(() => confirmReject(o)) }));
+}
+
+async function acceptOrder(o) {
+  try {
+    await api.accept(o.id);
+    banner('new', `${fmt.reference(o)} accepted: sent to the POS`, o.id, { sound: false });
+  } catch (e) {
+    handleError(e);
+  }
+}
+
+function confirmReject(o) {
+  const dlg = $('reject-dialog');
+  $('reject-text').textContent = `Reject ${fmt.reference(o)}? It is never sent to the POS.`;
+  $('reject-detail').value = '';
+  dlg.onclose = async () => {
+    if (dlg.returnValue !== 'ok') return;
+    const detail = $('reject-detail').value.trim();
+    const reason = $('reject-reason').value + (detail ? `: ${detail}` : '');
+    try {
+      await api.reject(o.id, reason);
+      banner('new', `${fmt.reference(o)} rejected`, o.id, { sound: false });
+    } catch (e) {
+      handleError(e);
+    }
+  };
+  dlg.returnValue = '';
+  dlg.showModal();
+}
+
 // ---- rendering ----
 function card(o) {
   const scheduled = o.is_schedule
     ? el('div', { class: 'schedule', text: `Scheduled for ${fmt.dateTime(o.schedule_date)}` }) : null;
   const li = el('li', {
-    class: `order tone-${fmt.tone(o)}`, 'data-order-id': o.id, 'data-external-id': o.external_id,
-    'data-delivery-status': o.delivery_status, 'data-forwarding': o.forwarding, tabindex: '0',
+    class: `order tone-${fmt.tone(o)}${waiting(o) ? ' waiting' : ''}`, 'data-order-id': o.id, 'data-external-id': o.external_id,
+    'data-delivery-status': o.delivery_status, 'data-forwarding': o.forwarding, 'data-test': String(!!o.test),
+    tabindex: '0',
     'aria-current': String(o.id === state.selected),
     onclick: () => select(o.id),
     onkeydown: (e) => { if (e.key === 'Enter') select(o.id); },
@@ -137,15 +192,23 @@ function card(o) {
     el('span', { class: 'ref', text: fmt.reference(o) }),
     el('span', { class: 'meta', text: `${fmt.time(o.created_at)} · ${o.order_type} · ${o.total}` })),
   el('div', { class: 'line2' },
-    badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding')),
+    badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding'),
+    o.test ? ' ' : null, o.test ? badge({ label: 'TEST', tone: 'warn' }, 'test') : null),
   scheduled,
-  el('div', { class: 'meta', text: `${o.item_count} item(s)${o.customer_name ? ' · ' + o.customer_name : ''}` }));
+  el('div', { class: 'meta', text: `${o.item_count} item(s)${o.customer_name ? ' · ' + o.customer_name : ''}` }),
+  waiting(o) ? countdown(o) : null,
+  waiting(o) ? decideButtons(o) : null);
   return li;
 }
 
 function renderList() {
   const list = $('orders');
-  const shown = [...state.orders.values()].filter(matches).sort((a, b) => (a.id < b.id ? 1 : -1));
+  // Orders waiting for acceptance first (the soonest deadline on top), then the newest.
+  const shown = [...state.orders.values()].filter(matches).sort((a, b) => {
+    if (waiting(a) !== waiting(b)) return waiting(a) ? -1 : 1;
+    if (waiting(a)) return a.deadlineMs - b.deadlineMs;
+    return a.id < b.id ? 1 : -1;
+  });
   list.replaceChildren(...shown.map(card));
   $('empty').hidden = shown.length > 0;
 }
@@ -169,9 +232,14 @@ function renderDetail(o) {
   d.dataset.orderId = o.id;
   const parts = [
     el('h2', { text: fmt.reference(o) }),
-    el('p', {}, badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding')),
+    el('p', {}, badge(fmt.delivery(o.delivery_status), 'delivery'), ' ', badge(fmt.forwarding(o), 'forwarding'),
+      o.test ? ' ' : null, o.test ? badge({ label: 'TEST', tone: 'warn' }, 'test') : null),
   ];
   if (o.problem && o.last_error) parts.push(el('p', { class: 'error', text: `POS said: ${o.last_error}` }));
+  if (waiting(o)) {
+    keep(o);
+    parts.push(el('p', {}, countdown(o)), decideButtons(o));
+  }
   parts.push(el('p', { text: `Hub order ${o.id} · ${o.order_type} · paid by ${o.payment_method}` }));
   parts.push(o.is_schedule
     ? el('p', { class: 'schedule', text: `Scheduled for ${fmt.dateTime(o.schedule_date)}` + (o.due_at ? ` (sent to the POS at ${fmt.time(o.due_at)})` : '') })
@@ -264,7 +332,11 @@ function confirmResend(o) {
 // after a reconnection of an order created in the last minutes).
 function notice(prev, o, isNew, fresh) {
   if (!prev && isNew) {
-    banner('new', `New order ${fmt.reference(o)}` + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
+    banner(waiting(o) ? 'new waiting' : 'new', `New order ${fmt.reference(o)}` + (waiting(o) ? ' — accept or reject it' : '') + (o.is_schedule ? ` — scheduled for ${fmt.dateTime(o.schedule_date)}` : ''), o.id);
+  }
+  // Decided, timed out or cancelled: the call to decide goes.
+  if (prev && waiting(prev) && !waiting(o)) {
+    for (const b of document.querySelectorAll('.banner.waiting')) if (b.dataset.orderId === o.id) b.remove();
   }
   // A problem that went away (the POS took the order after all) takes its banner with it.
   if (prev && prev.problem && !o.problem) {
@@ -279,7 +351,7 @@ function onEvent(ev) {
   const o = ev.order;
   if (o.branch_id !== state.branch) return;
   const prev = state.orders.get(o.id);
-  state.orders.set(o.id, o);
+  keep(o);
   notice(prev, o, ev.kind === 'status' && ev.detail === 'received', true);
   renderList();
   // Orders come and go while the POS is away: the count follows within a few seconds.
@@ -306,7 +378,7 @@ async function loadList() {
     const recent = Date.now() - 10 * 60_000;
     for (const o of list) {
       const prev = state.orders.get(o.id);
-      state.orders.set(o.id, o);
+      keep(o);
       // After the first load, a recent order we had not seen arrived while the stream was away.
       if (state.synced && new Date(o.created_at).getTime() > recent) notice(prev, o, !prev, true);
     }

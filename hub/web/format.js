@@ -17,6 +17,9 @@ const FORWARDING = {
   auth_failed: ['POS LOGIN FAILED', 'bad'],
   dead: ['POS UNREACHABLE', 'bad'],
   cancelled: ['Not sent (cancelled)', 'done'],
+  awaiting_acceptance: ['WAITING FOR ACCEPT', 'warn'],
+  merchant_rejected: ['Rejected by the branch (not sent)', 'done'],
+  timed_out: ['NOT ACCEPTED IN TIME (not sent)', 'bad'],
 };
 
 const PROBLEM = {
@@ -84,4 +87,11 @@ export function startOfToday(now = new Date()) {
   const sign = off >= 0 ? '+' : '-';
   const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T00:00:00${sign}${pad(off / 60)}:${pad(off % 60)}`;
+}
+
+// What is left of the time to accept an order: "4:05 left to accept", or that the time is up.
+export function countdown(msLeft) {
+  if (msLeft <= 0) return 'Time to accept is up';
+  const s = Math.ceil(msLeft / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} left to accept`;
 }

@@ -16,6 +16,7 @@ import time
 
 from harness import (HUB, SOURCE, Service, check, create_database, eq, finish, hub_env, pg_ctl, pos_health, psql,
                      run)
+from openapi_check import watch
 
 hub_url = create_database()
 henv = hub_env(hub_url)
@@ -58,7 +59,7 @@ psql(hub_url, "INSERT INTO hub.dashboard_events (order_id, branch_id, kind, crea
 psql(hub_url, f"INSERT INTO hub.dashboard_sessions (token_hash, user_id, expires_at) VALUES "
               f"(repeat('c', 64), '{alice_id}', now() - interval '1 minute'), "
               f"(repeat('d', 64), '{alice_id}', now() + interval '1 hour')")
-hub = Service(HUB, "--role", "api", env=henv)
+hub = watch(Service(HUB, "--role", "api", env=henv))  # every JSON answer is checked against schemas/openapi.yaml
 deadline = time.time() + 10
 while time.time() < deadline and psql(hub_url, "SELECT count(*) FROM hub.dashboard_events") != "1":
     time.sleep(0.1)

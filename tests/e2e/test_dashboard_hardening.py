@@ -10,6 +10,7 @@ import threading
 import time
 
 from harness import HUB, Service, check, create_database, eq, finish, hub_env, psql, run
+from openapi_check import watch
 
 hub_url = create_database()
 henv = hub_env(hub_url)
@@ -32,7 +33,7 @@ for name, branches in (("alice", ["DEMO-1"]), ("bob", ["DEMO-1"]), ("dave", ["DE
     users[name] = json.loads(r.stdout)["id"]
 
 # Re-check sessions every second (the default is 15 s) so that the test need not wait long.
-hub = Service(HUB, "--role", "api", "--dashboard-session-check", "1s", env=henv)
+hub = watch(Service(HUB, "--role", "api", "--dashboard-session-check", "1s", env=henv))  # answers vs openapi.yaml
 
 
 def request(method, path, body=None, cookie=None, csrf=None, headers=None, source=None, server=None):
@@ -282,7 +283,7 @@ finally:
 # ---- finding 8: an https:// public URL makes the cookie Secure and adds HSTS, whatever the listener speaks ----
 status, headers, _ = request("GET", "/api/dashboard/session")
 check("strict-transport-security" not in headers, "no HSTS with an http:// public URL")
-proxied = Service(HUB, "--role", "api", env={**henv, "ORDERHUB_PUBLIC_URL": "https://hub.example.test"})
+proxied = watch(Service(HUB, "--role", "api", env={**henv, "ORDERHUB_PUBLIC_URL": "https://hub.example.test"}))
 status, headers, body = request("POST", "/api/dashboard/login", {"email": "grace@demo.test", "password": PASSWORD},
                                 server=proxied)
 eq(status, 200, "grace logs in behind a TLS-terminating proxy")

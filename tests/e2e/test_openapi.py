@@ -4,23 +4,19 @@ in the description by (path, method, status) and checked with Draft 2020-12 (pyt
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
-import warnings
-
-import jsonschema
-import yaml
-
 import time
+
+import yaml
 
 import nonconforming_pos
 from harness import (HUB, POS, SOURCE, Service, check, create_database, eq, finish, hub_env, run)
+from openapi_check import OPENAPI, SCHEMAS, answer_problems, problems, request_valid, schema_for, spec, store
 
-SCHEMAS = os.path.join(SOURCE, "schemas")
-OPENAPI = os.path.join(SCHEMAS, "openapi.yaml")
 LINTER = os.path.join(SOURCE, "tests", "openapi")
-BASE_URI = "https://orderhub.example/schemas/openapi.yaml"
 
 
 def lint(path):
@@ -37,8 +33,6 @@ code, output = lint(OPENAPI)
 eq(code, 0, f"redocly lint schemas/openapi.yaml\n{output}")
 check("error" not in output.lower().replace("errors", ""), f"no lint error:\n{output}")
 
-with open(OPENAPI, encoding="utf-8") as f:
-    spec = yaml.safe_load(f)
 with tempfile.TemporaryDirectory() as scratch:
     broken_dir = os.path.join(scratch, "schemas")
     shutil.copytree(SCHEMAS, broken_dir)
@@ -52,57 +46,51 @@ with tempfile.TemporaryDirectory() as scratch:
     check(code != 0, f"a copy without a response description and with a dangling $ref fails the lint:\n{output}")
 
 
-# 2. Answers validate. The JSON Schemas of schemas/ are loaded by their $id; the description sits beside them, so
-# its relative refs (./order-created.schema.json) resolve to the same ids.
-store = {}
-for name in sorted(os.listdir(SCHEMAS)):
-    if name.endswith(".schema.json"):
-        with open(os.path.join(SCHEMAS, name), encoding="utf-8") as f:
-            schema = json.load(f)
-        store[schema["$id"]] = schema
-store[BASE_URI] = spec
+# 2. Answers validate (tests/e2e/openapi_check.py: the JSON Schemas of schemas/ loaded by their $id, answers matched
+# to the description by path template, method and status; test_admin_api and test_dashboard check every answer).
 check(len(store) >= 11, f"every schema of schemas/ loaded: {sorted(store)}")
 
 
-def resolve_local(node):
-    while isinstance(node, dict) and "$ref" in node and node["$ref"].startswith("#/"):
-        target = spec
-        for part in node["$ref"][2:].split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
-def schema_for(path, method, status):
-    """The JSON Schema of the answer (path, method, status) in openapi.yaml; None when it is not described."""
-    responses = spec["paths"].get(path, {}).get(method.lower(), {}).get("responses", {})
-    response = resolve_local(responses.get(str(status)))
-    if response is None:
-        return None
-    return response.get("content", {}).get("application/json", {}).get("schema")
-
-
-def problems(schema, body):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # RefResolver: the API of Debian 12's jsonschema 4.10
-        resolver = jsonschema.RefResolver(base_uri=BASE_URI, referrer=spec, store=store)
-        validator = jsonschema.Draft202012Validator(schema, resolver=resolver)
-        return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(body)]
-
-
 def answer_valid(path, method, status, body, what):
-    schema = schema_for(path, method, status)
-    check(schema is not None, f"{what}: openapi.yaml describes {method} {path} {status}")
-    if schema is not None:
-        errs = problems(schema, body)
-        check(not errs, f"{what}: {method} {path} {status} answer {body!r} is valid: {errs}")
+    errs = answer_problems(method, path.replace("{key}", "K" * 32), status, body)
+    check(not errs, f"{what}: {method} {path} {status} answer {body!r} is valid: {errs}")
 
 
-def request_valid(path, method, body, what):
-    schema = spec["paths"][path][method.lower()]["requestBody"]["content"]["application/json"]["schema"]
-    errs = problems(schema, body)
-    check(not errs, f"{what}: request body valid: {errs}")
+# Every route the hub's route tables answer is described: the admin API (hub/adminapi/api.cpp) and the dashboard's
+# JSON API (hub/dashboard/routes.hpp). A route added to a table but not to openapi.yaml fails here.
+ROUTE_TABLES = [("hub/adminapi/api.cpp", "/api/admin/v1/", r'\{\{"([A-Z]+)", "([^"]+)"\}, &'),
+                ("hub/dashboard/routes.hpp", "/api/dashboard/", r'\{"([A-Z]+)", "([^"]+)", (?:true|false), &')]
+for source, prefix, pattern in ROUTE_TABLES:
+    with open(os.path.join(SOURCE, source), encoding="utf-8") as f:
+        routes = re.findall(pattern, f.read())
+    check(len(routes) >= 9, f"the route table of {source} is read: {routes}")
+    for method, route in routes:
+        described = spec["paths"].get(prefix + route, {})
+        check(method.lower() in described, f"openapi.yaml describes {method} {prefix + route} ({source})")
 
+# The checker refuses what the description does not allow: an undescribed path, method or status, an extra field
+# in a closed answer, a secret in an answer that never shows one.
+check(answer_problems("GET", "/api/admin/v1/no-such-route", 200, {}), "a 200 on an undescribed path is refused")
+check(not answer_problems("GET", "/api/admin/v1/no-such-route", 404,
+                          {"status": "failed", "error": {"code": "not_found", "message": "no", "details": []}}),
+      "a 404 in the failure shape on an undescribed path is allowed")
+check(answer_problems("DELETE", "/api/admin/v1/branches/B", 200, {}), "an undescribed method is refused")
+check(answer_problems("GET", "/api/admin/v1/branches", 418, {}), "an undescribed status is refused")
+a_partner = {"id": "p", "name": "P", "label": "p", "time_zone": "UTC", "signing": False, "disabled": False,
+             "created_at": "2026-01-01T00:00:00Z"}
+eq(answer_problems("GET", "/api/admin/v1/partners/p", 200, a_partner), [], "a partner answer is valid")
+check(answer_problems("GET", "/api/admin/v1/partners/p", 200, dict(a_partner, signing_secret="whsec_x")),
+      "GET one partner showing a signing secret is invalid")
+check(answer_problems("GET", "/api/admin/v1/partners", 200, {"items": [dict(a_partner, disabled="no")],
+                                                            "next_cursor": None}),
+      "a page of partners with a mistyped field is invalid")
+check(answer_problems("GET", "/api/admin/v1/brands/B/pos", 200,
+                      {"brand": "B", "environment": "production", "base_url": "https://pos.test", "token": "t0ken",
+                       "credentials": False, "ca_file": None, "insecure": False}),
+      "a POS connection answer showing its token is invalid")
+check(answer_problems("GET", "/api/dashboard/session", 200, {"user": {"id": "u"}, "csrf_token": "x" * 64,
+                                                             "status": "success"}),
+      "a dashboard session without the user's fields is invalid")
 
 # The validation itself can fail: answers that break the schemas are found invalid.
 check(problems(schema_for("/webhooks/{key}", "POST", 200), {"status": "success", "error": {"code": "x",

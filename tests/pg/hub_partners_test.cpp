@@ -4,7 +4,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 #include <future>
-#include <thread>
 #include <vector>
 
 #include "common/db/pool.hpp"
@@ -36,17 +35,42 @@ std::optional<Partner> find(asio::io_context& ioc, PartnerDirectory& dir, const 
     return f.get();
 }
 
+/// Starts a lookup of each key at once (one thread: all begin before any query answers) and waits for all.
+std::vector<std::future<std::optional<Partner>>> find_all(asio::io_context& ioc, PartnerDirectory& dir,
+                                                          const std::vector<std::string>& keys) {
+    std::vector<std::future<std::optional<Partner>>> answers;
+    for (const auto& key : keys) answers.push_back(asio::co_spawn(ioc, dir.find(key), asio::use_future));
+    ioc.restart();
+    ioc.run();
+    return answers;
+}
+
+std::vector<std::string> random_keys(int n) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < n; ++i) keys.push_back("random-" + std::to_string(i));
+    return keys;
+}
+
 }  // namespace
 
-TEST_CASE("partners: repeated unknown keys cost one lookup each per miss TTL", "[partners]") {
+TEST_CASE("partners: a flood of unknown keys costs the database a load of the key set, not a query per key",
+          "[partners]") {
     HubDb h;
+    add_partner(h, "real", "real-partner-key");
     asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
-    PartnerDirectory dir(pool, std::chrono::hours(1));
+    PartnerDirectory dir(pool, std::chrono::hours(1), std::nullopt, {.max_key_set_waiters = 20'000});
     const auto before = pool.stats().jobs;
-    for (int i = 0; i < 50; ++i) CHECK_FALSE(find(ioc, dir, "no-such-key"));
-    for (int i = 0; i < 50; ++i) CHECK_FALSE(find(ioc, dir, "another-unknown-key"));
-    CHECK(pool.stats().jobs - before == 2);
+    auto keys = random_keys(10'050);
+    keys.push_back("real-partner-key");
+    auto answers = find_all(ioc, dir, keys);
+    for (std::size_t i = 0; i + 1 < answers.size(); ++i) CHECK_FALSE(answers[i].get());
+    const auto real = answers.back().get();
+    REQUIRE(real);
+    CHECK(real->id == "real");
+    // The first request's load began before the others arrived; the second, paced, began after all of them;
+    // then the real partner's own lookup.
+    CHECK(pool.stats().jobs - before == 3);
 }
 
 TEST_CASE("partners: a flood of unknown keys never evicts a real partner", "[partners]") {
@@ -54,10 +78,10 @@ TEST_CASE("partners: a flood of unknown keys never evicts a real partner", "[par
     add_partner(h, "real", "real-partner-key");
     asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
-    PartnerDirectory dir(pool, std::chrono::hours(1));
+    PartnerDirectory dir(pool, std::chrono::hours(1), std::nullopt, {.max_key_set_waiters = 20'000});
     REQUIRE(find(ioc, dir, "real-partner-key"));
     // More distinct random keys than the old directory held (it cleared everything, partners too, past 10,000).
-    for (int i = 0; i < 10'050; ++i) CHECK_FALSE(find(ioc, dir, "random-" + std::to_string(i)));
+    for (auto& answer : find_all(ioc, dir, random_keys(10'050))) CHECK_FALSE(answer.get());
     const auto before = pool.stats().jobs;
     auto again = find(ioc, dir, "real-partner-key");
     REQUIRE(again);
@@ -65,33 +89,53 @@ TEST_CASE("partners: a flood of unknown keys never evicts a real partner", "[par
     CHECK(pool.stats().jobs == before);  // answered from the cache: no database lookup
 }
 
-TEST_CASE("partners: a partner created after its key was missed works once the miss TTL passed", "[partners]") {
+TEST_CASE("partners: a partner created after its key was tried works on its next request", "[partners]") {
     HubDb h;
     asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
-    PartnerDirectory dir(pool, std::chrono::hours(1), std::nullopt, {.miss_ttl = std::chrono::milliseconds(200)});
+    PartnerDirectory dir(pool, std::chrono::hours(1));
+    CHECK_FALSE(find(ioc, dir, "late-partner-key"));
     CHECK_FALSE(find(ioc, dir, "late-partner-key"));
     add_partner(h, "late", "late-partner-key");
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
     auto found = find(ioc, dir, "late-partner-key");
     REQUIRE(found);
     CHECK(found->id == "late");
 }
 
-TEST_CASE("partners: lookups of keys never seen before are bounded, and one key's lookups are shared", "[partners]") {
+TEST_CASE("partners: a disabled or deleted partner's key is unknown once its entry expires", "[partners]") {
+    HubDb h;
+    add_partner(h, "gone", "gone-partner-key");
+    add_partner(h, "off", "off-partner-key");
+    asio::io_context ioc;
+    common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
+    PartnerDirectory dir(pool, std::chrono::milliseconds(0));
+    REQUIRE(find(ioc, dir, "gone-partner-key"));
+    REQUIRE(find(ioc, dir, "off-partner-key"));
+    {
+        pqxx::connection c(h.db.url());
+        pqxx::work tx(c);
+        tx.exec("UPDATE hub.partners SET disabled_at = now() WHERE id = 'off'");
+        tx.exec("DELETE FROM hub.partners WHERE id = 'gone'");
+        tx.commit();
+    }
+    CHECK_FALSE(find(ioc, dir, "off-partner-key"));
+    CHECK_FALSE(find(ioc, dir, "gone-partner-key"));
+    CHECK_FALSE(find(ioc, dir, "gone-partner-key"));
+}
+
+TEST_CASE("partners: requests waiting for the key set are bounded, and a known partner never waits", "[partners]") {
     HubDb h;
     add_partner(h, "real", "real-partner-key");
     asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
     // TTL 0: the partner is known but each request looks it up again, as after its cache entry expired.
-    PartnerDirectory dir(pool, std::chrono::milliseconds(0), std::nullopt, {.max_new_key_lookups = 2});
+    PartnerDirectory dir(pool, std::chrono::milliseconds(0), std::nullopt, {.max_key_set_waiters = 3});
     REQUIRE(find(ioc, dir, "real-partner-key"));
     const auto before = pool.stats().jobs;
-    // All start before any lookup answers (one thread): their fates are decided in this order.
-    std::vector<std::future<std::optional<Partner>>> unknown, same, real;
-    for (int i = 0; i < 5; ++i)
+    // All start before any query answers (one thread): their fates are decided in this order.
+    std::vector<std::future<std::optional<Partner>>> unknown, real;
+    for (int i = 0; i < 6; ++i)
         unknown.push_back(asio::co_spawn(ioc, dir.find("random-" + std::to_string(i)), asio::use_future));
-    for (int i = 0; i < 5; ++i) same.push_back(asio::co_spawn(ioc, dir.find("random-0"), asio::use_future));
     real.push_back(asio::co_spawn(ioc, dir.find("real-partner-key"), asio::use_future));
     ioc.restart();
     ioc.run();
@@ -106,10 +150,10 @@ TEST_CASE("partners: lookups of keys never seen before are bounded, and one key'
         }
         CHECK_FALSE(answer);
     }
-    CHECK(busy == 3);                           // two new keys at once, the others told to retry
-    for (auto& f : same) CHECK_FALSE(f.get());  // joined the lookup of random-0
-    const auto found = real.front().get();      // a known partner is never refused for the flood
+    CHECK(busy == 2);                       // one loads the key set, three wait for it, the others told to retry
+    const auto found = real.front().get();  // a known partner is never refused for the flood
     REQUIRE(found);
     CHECK(found->id == "real");
-    CHECK(pool.stats().jobs - before == 3);  // random-0, random-1, the real partner
+    // The key set once (paced after the load before, it began when all of them had arrived) and the real partner.
+    CHECK(pool.stats().jobs - before == 2);
 }

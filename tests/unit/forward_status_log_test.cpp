@@ -38,7 +38,8 @@ TEST_CASE("status log: which claim ends write a row, and what it says", "[forwar
 
 TEST_CASE("job states: each word of hub.forward_jobs.state names one state and back", "[forward][status]") {
     using hub::forward::job_state_from_text;
-    for (const char* word : {"pending", "in_flight", "delivered", "rejected", "auth_failed", "dead", "cancelled"}) {
+    for (const char* word : {"pending", "in_flight", "delivered", "rejected", "auth_failed", "dead", "cancelled",
+                             "awaiting_acceptance", "merchant_rejected", "timed_out"}) {
         const auto state = job_state_from_text(word);
         REQUIRE(state);
         CHECK(to_text(*state) == word);
@@ -47,4 +48,6 @@ TEST_CASE("job states: each word of hub.forward_jobs.state names one state and b
     CHECK_FALSE(job_state_from_text("Pending"));
     CHECK(is_queued(JobState::in_flight));
     CHECK_FALSE(is_queued(JobState::dead));
+    CHECK(is_held_for_staff(JobState::timed_out));
+    CHECK_FALSE(is_held_for_staff(JobState::pending));
 }
