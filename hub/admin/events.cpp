@@ -12,6 +12,7 @@
 #include "common/text/terminal.hpp"
 #include "hub/admin/admin.hpp"
 #include "hub/admin/inbox_rules.hpp"
+#include "hub/admin/ingest_call.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/service.hpp"
 #include "hub/ingest/store.hpp"
@@ -73,17 +74,9 @@ int replay(const ParsedArgs& args) {
     std::string& body = src.body;
     std::string& headers = src.headers;
     // Today's validator, configuration and storage path, exactly as a new request would take it.
-    boost::asio::io_context ioc;
-    common::db::Pool pool(
-        {.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1, .on_connect = db::prepare_all});
-    ingest::OrderStore store(pool, 1, 1);
-    ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
-    ingest::IngestService service(partners, store);
-    auto future = boost::asio::co_spawn(
-        ioc, service.process(partner, body, "replay-" + common::http::new_request_id(), headers, id),
-        boost::asio::use_future);
-    ioc.run();
-    const ingest::IngestResult result = future.get();
+    const ingest::IngestResult result = run_ingest(args, [&](ingest::IngestService& service) {
+        return service.process(partner, body, "replay-" + common::http::new_request_id(), headers, id);
+    });
     const unsigned status = result.row().http_status;
     print_object(args,
                  {{"event_id", std::stoll(id)}, {"http_status", status}, {"response", ingest::answer_body(result)}});

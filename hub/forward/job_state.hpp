@@ -4,8 +4,11 @@
 // code carries the enums; the text exists only at the edge (SQL parameters and rows, log fields, metric labels),
 // through one table each.
 
+#include <array>
 #include <optional>
 #include <string_view>
+
+#include "common/text/names.hpp"
 
 namespace hub::forward {
 
@@ -23,36 +26,17 @@ enum class JobState {
     timed_out,            ///< no decision before the accept deadline
 };
 
-struct JobStateText {
-    JobState state;
-    std::string_view text;
-};
-
-inline constexpr JobStateText kJobStateTexts[] = {
-    {JobState::pending, "pending"},
-    {JobState::in_flight, "in_flight"},
-    {JobState::delivered, "delivered"},
-    {JobState::rejected, "rejected"},
-    {JobState::auth_failed, "auth_failed"},
-    {JobState::dead, "dead"},
-    {JobState::cancelled, "cancelled"},
-    {JobState::awaiting_acceptance, "awaiting_acceptance"},
-    {JobState::merchant_rejected, "merchant_rejected"},
-    {JobState::timed_out, "timed_out"},
-};
+/// The words of hub.forward_jobs.state, in the order of JobState.
+inline constexpr std::array<std::string_view, 10> kJobStateNames = {
+    "pending", "in_flight", "delivered",           "rejected",          "auth_failed",
+    "dead",    "cancelled", "awaiting_acceptance", "merchant_rejected", "timed_out"};
 
 /// The state's word in hub.forward_jobs.state.
-constexpr std::string_view to_text(JobState state) {
-    for (const auto& e : kJobStateTexts)
-        if (e.state == state) return e.text;
-    return {};
-}
+constexpr std::string_view to_text(JobState state) { return common::text::name_of(kJobStateNames, state); }
 
 /// The state of a word from hub.forward_jobs.state, or nullopt for any other text (e.g. "" for no job).
 constexpr std::optional<JobState> job_state_from_text(std::string_view text) {
-    for (const auto& e : kJobStateTexts)
-        if (e.text == text) return e.state;
-    return std::nullopt;
+    return common::text::value_named<JobState>(kJobStateNames, text);
 }
 
 /// Whether a job in `state` still waits to be sent (pending or in flight).
@@ -68,22 +52,13 @@ constexpr bool is_held_for_staff(JobState state) {
 /// How one HTTP exchange with the POS ended (hub.pos_delivery_attempts.outcome): an order's verdict, or a login's.
 enum class AttemptOutcome { delivered, rejected, unauthorized, retry, logged_in, login_failed };
 
-struct AttemptOutcomeText {
-    AttemptOutcome outcome;
-    std::string_view text;
-};
-
-inline constexpr AttemptOutcomeText kAttemptOutcomeTexts[] = {
-    {AttemptOutcome::delivered, "delivered"},       {AttemptOutcome::rejected, "rejected"},
-    {AttemptOutcome::unauthorized, "unauthorized"}, {AttemptOutcome::retry, "retry"},
-    {AttemptOutcome::logged_in, "logged_in"},       {AttemptOutcome::login_failed, "login_failed"},
-};
+/// The words of hub.pos_delivery_attempts.outcome, in the order of AttemptOutcome.
+inline constexpr std::array<std::string_view, 6> kAttemptOutcomeNames = {"delivered", "rejected",  "unauthorized",
+                                                                         "retry",     "logged_in", "login_failed"};
 
 /// The outcome's word in hub.pos_delivery_attempts.outcome (and the attempt log and metric).
 constexpr std::string_view to_text(AttemptOutcome outcome) {
-    for (const auto& e : kAttemptOutcomeTexts)
-        if (e.outcome == outcome) return e.text;
-    return {};
+    return common::text::name_of(kAttemptOutcomeNames, outcome);
 }
 
 /// Whether the exchange was a login (`POST /api/login`) rather than an order.

@@ -44,6 +44,13 @@ TEST_CASE("job states: each word of hub.forward_jobs.state names one state and b
         REQUIRE(state);
         CHECK(to_text(*state) == word);
     }
+    CHECK(to_text(JobState::pending) == "pending");
+    CHECK(to_text(JobState::in_flight) == "in_flight");
+    CHECK(to_text(JobState::cancelled) == "cancelled");
+    CHECK(to_text(JobState::awaiting_acceptance) == "awaiting_acceptance");
+    CHECK(to_text(JobState::timed_out) == "timed_out");
+    CHECK(to_text(hub::forward::AttemptOutcome::unauthorized) == "unauthorized");
+    CHECK(to_text(hub::forward::AttemptOutcome::login_failed) == "login_failed");
     CHECK_FALSE(job_state_from_text(""));
     CHECK_FALSE(job_state_from_text("Pending"));
     CHECK(is_queued(JobState::in_flight));
