@@ -108,6 +108,22 @@ std::optional<http::TlsFiles> tls_files(const config::ParsedArgs& args, const st
 
 }  // namespace
 
+std::uint64_t number_setting(const config::ParsedArgs& args, const std::string& name, std::uint64_t min,
+                             std::uint64_t max) {
+    std::string error;
+    auto v = config::parse_uint(args.get(name).value_or(""), min, max, "--" + name, error);
+    if (!v) throw cli::UserError(error);
+    return *v;
+}
+
+std::chrono::seconds duration_setting(const config::ParsedArgs& args, const std::string& name, std::chrono::seconds min,
+                                      std::chrono::seconds max) {
+    std::string error;
+    auto v = config::parse_duration(args.get(name).value_or(""), min, max, "--" + name, error);
+    if (!v) throw cli::UserError(error);
+    return *v;
+}
+
 ServiceConfig service_config(const config::ParsedArgs& args, const std::string& prefix) {
     ServiceConfig c;
     std::string error;
@@ -115,16 +131,11 @@ ServiceConfig service_config(const config::ParsedArgs& args, const std::string& 
     if (!listen) throw cli::UserError(error);
     c.listen = *listen;
     c.database_url = require_database_url(args, prefix);
-    auto number = [&](const char* name, std::uint64_t min, std::uint64_t max) {
-        auto v = config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
-        if (!v) throw cli::UserError(error);
-        return *v;
-    };
-    c.limits.max_body = number("max-body-bytes", 1024, 64ull * 1024 * 1024);
-    c.limits.request_timeout = std::chrono::milliseconds(number("request-timeout", 100, 600'000));
-    c.limits.max_connections = number("max-connections", 1, 1'000'000);
-    c.io_threads = number("io-threads", 1, 64);
-    c.db_workers = number("db-workers", 1, 256);
+    c.limits.max_body = number_setting(args, "max-body-bytes", 1024, 64ull * 1024 * 1024);
+    c.limits.request_timeout = std::chrono::milliseconds(number_setting(args, "request-timeout", 100, 600'000));
+    c.limits.max_connections = number_setting(args, "max-connections", 1, 1'000'000);
+    c.io_threads = number_setting(args, "io-threads", 1, 64);
+    c.db_workers = number_setting(args, "db-workers", 1, 256);
     c.tls = tls_files(args, prefix);
     apply_log_format(args);
     return c;

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,6 +32,15 @@ config::OptionSpec database_option(const std::string& prefix);
 /// Builds a ServiceConfig; throws cli::UserError with a one-line message for a missing or bad value (TLS: both
 /// files or neither, each readable, a certificate and key that load and match).
 ServiceConfig service_config(const config::ParsedArgs& args, const std::string& prefix);
+
+/// The whole-number setting `name` of a service within [min, max]; a cli::UserError naming it otherwise.
+std::uint64_t number_setting(const config::ParsedArgs& args, const std::string& name, std::uint64_t min,
+                             std::uint64_t max);
+
+/// The duration setting `name` of a service ("90s", "30m", "2h") within [min, max]; a cli::UserError naming it
+/// otherwise.
+std::chrono::seconds duration_setting(const config::ParsedArgs& args, const std::string& name, std::chrono::seconds min,
+                                      std::chrono::seconds max);
 
 /// The database URL option's value or a clear UserError naming the variable.
 std::string require_database_url(const config::ParsedArgs& args, const std::string& prefix);

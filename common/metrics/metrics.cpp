@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+#include <variant>
 
 namespace common::metrics {
 namespace {
@@ -22,18 +24,33 @@ const char* type_name(Type t) {
     return "untyped";
 }
 
-std::string escape_help(std::string_view v) {
+/// The exposition format's escapes: backslash and line feed, and the double quote when `quote` (label values).
+std::string escape(std::string_view v, bool quote) {
     std::string s;
     s.reserve(v.size());
     for (char c : v) {
         if (c == '\\')
             s += "\\\\";
+        else if (c == '"' && quote)
+            s += "\\\"";
         else if (c == '\n')
             s += "\\n";
         else
             s += c;
     }
     return s;
+}
+
+std::string escape_help(std::string_view v) { return escape(v, false); }
+
+void write_child(Writer& w, std::string_view name, std::span<const Label> labels, const Counter& c) {
+    w.sample(name, labels, static_cast<double>(c.value()));
+}
+void write_child(Writer& w, std::string_view name, std::span<const Label> labels, const Gauge& g) {
+    w.sample(name, labels, g.value());
+}
+void write_child(Writer& w, std::string_view name, std::span<const Label> labels, const Histogram& h) {
+    w.histogram(name, labels, h);
 }
 
 }  // namespace
@@ -80,21 +97,7 @@ std::string format_value(double v) {
     return {buf, r.ptr};
 }
 
-std::string escape_label_value(std::string_view v) {
-    std::string s;
-    s.reserve(v.size());
-    for (char c : v) {
-        if (c == '\\')
-            s += "\\\\";
-        else if (c == '"')
-            s += "\\\"";
-        else if (c == '\n')
-            s += "\\n";
-        else
-            s += c;
-    }
-    return s;
-}
+std::string escape_label_value(std::string_view v) { return escape(v, true); }
 
 void Writer::family(std::string_view name, std::string_view help, Type type) {
     out_ += "# HELP ";
@@ -163,28 +166,29 @@ Registry::Family& Registry::family(std::string_view name, std::string_view help,
     return families_.back();
 }
 
+template <class Metric, class... Args>
+Metric& Registry::add_child(std::string_view name, std::string_view help, Type type,
+                            std::vector<std::pair<std::string, std::string>> labels, Args&&... args) {
+    auto metric = std::make_unique<Metric>(std::forward<Args>(args)...);
+    Metric& out = *metric;
+    std::lock_guard lock(mutex_);
+    family(name, help, type).children.push_back(Child{std::move(labels), std::move(metric)});
+    return out;
+}
+
 Counter& Registry::counter(std::string_view name, std::string_view help,
                            std::vector<std::pair<std::string, std::string>> labels) {
-    std::lock_guard lock(mutex_);
-    auto& f = family(name, help, Type::counter);
-    f.children.push_back(Child{std::move(labels), std::make_unique<Counter>(), nullptr, nullptr});
-    return *f.children.back().counter;
+    return add_child<Counter>(name, help, Type::counter, std::move(labels));
 }
 
 Gauge& Registry::gauge(std::string_view name, std::string_view help,
                        std::vector<std::pair<std::string, std::string>> labels) {
-    std::lock_guard lock(mutex_);
-    auto& f = family(name, help, Type::gauge);
-    f.children.push_back(Child{std::move(labels), nullptr, std::make_unique<Gauge>(), nullptr});
-    return *f.children.back().gauge;
+    return add_child<Gauge>(name, help, Type::gauge, std::move(labels));
 }
 
 Histogram& Registry::histogram(std::string_view name, std::string_view help, std::span<const double> bounds,
                                std::vector<std::pair<std::string, std::string>> labels) {
-    std::lock_guard lock(mutex_);
-    auto& f = family(name, help, Type::histogram);
-    f.children.push_back(Child{std::move(labels), nullptr, nullptr, std::make_unique<Histogram>(bounds)});
-    return *f.children.back().histogram;
+    return add_child<Histogram>(name, help, Type::histogram, std::move(labels), bounds);
 }
 
 void Registry::collector(std::string_view name, std::string_view help, Type type,
@@ -208,12 +212,7 @@ std::string Registry::expose() const {
         for (const auto& c : f.children) {
             labels.clear();
             for (const auto& [k, v] : c.labels) labels.push_back({k, v});
-            if (c.counter)
-                w.sample(f.name, labels, static_cast<double>(c.counter->value()));
-            else if (c.gauge)
-                w.sample(f.name, labels, c.gauge->value());
-            else if (c.histogram)
-                w.histogram(f.name, labels, *c.histogram);
+            std::visit([&](const auto& metric) { write_child(w, f.name, labels, *metric); }, c.metric);
         }
     }
     return w.take();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace common::metrics {
@@ -22,6 +24,32 @@ public:
 
 private:
     std::atomic<std::uint64_t> value_{0};
+};
+
+/// Counters of HTTP answers by a series (one per label set, numbered by the owner) and status, 100..599 (any other
+/// status counts as 599). A family with a status label has 500 possible series per label set, a handful in use:
+/// for_each visits only the non-zero ones. Counting is lock-free and allocation-free.
+class StatusCounters {
+public:
+    explicit StatusCounters(std::size_t series) : counters_(new Counter[series * kStatuses]), series_(series) {}
+
+    void inc(std::size_t series, unsigned status) noexcept {
+        counters_[series * kStatuses + (status >= 100 && status <= 599 ? status - 100 : kStatuses - 1)].inc();
+    }
+
+    /// Calls `f(series, status, value)` for each non-zero counter, by series, then status; `status` as text.
+    template <class F>
+    void for_each(F&& f) const {
+        for (std::size_t i = 0; i < series_; ++i)
+            for (std::size_t s = 0; s < kStatuses; ++s)
+                if (const auto v = counters_[i * kStatuses + s].value(); v != 0)
+                    f(i, std::to_string(s + 100), static_cast<double>(v));
+    }
+
+private:
+    static constexpr std::size_t kStatuses = 500;
+    std::unique_ptr<Counter[]> counters_;
+    std::size_t series_;
 };
 
 /// A value that goes up and down. Lock-free.
@@ -120,11 +148,10 @@ public:
     std::string expose() const;
 
 private:
+    /// One labelled series of a family: its one metric, of the family's type.
     struct Child {
         std::vector<std::pair<std::string, std::string>> labels;
-        std::unique_ptr<Counter> counter;
-        std::unique_ptr<Gauge> gauge;
-        std::unique_ptr<Histogram> histogram;
+        std::variant<std::unique_ptr<Counter>, std::unique_ptr<Gauge>, std::unique_ptr<Histogram>> metric;
     };
     struct Family {
         std::string name;
@@ -134,6 +161,10 @@ private:
         std::function<void(Writer&)> collect;
     };
     Family& family(std::string_view name, std::string_view help, Type type);
+    /// Adds a child of `type` family `name` holding a new `Metric(args...)`; the metric.
+    template <class Metric, class... Args>
+    Metric& add_child(std::string_view name, std::string_view help, Type type,
+                      std::vector<std::pair<std::string, std::string>> labels, Args&&... args);
 
     mutable std::mutex mutex_;
     std::deque<Family> families_;

@@ -61,6 +61,60 @@ std::string one_positional(const common::config::ParsedArgs& args, const std::st
     return args.positional[0];
 }
 
+common::cli::Command db_command(std::vector<std::string> words, std::string summary, std::string usage,
+                                std::function<int(const common::config::ParsedArgs&)> run,
+                                std::vector<common::config::OptionSpec> options) {
+    return {std::move(words), std::move(summary), std::move(usage), db_options(std::move(options)),
+            with_refusals(std::move(run))};
+}
+
+common::config::OptionSpec ca_file_option() {
+    return {.name = "ca-file", .help = "PEM CA bundle to verify the POS (default: system store)", .placeholder = "PEM"};
+}
+
+std::uint64_t number_option(const common::config::ParsedArgs& args, const std::string& name, std::uint64_t min,
+                            std::uint64_t max, const std::optional<std::string>& fallback) {
+    const std::string text = fallback ? args.get(name).value_or(*fallback) : required(args, name);
+    std::string error;
+    auto v = common::config::parse_uint(text, min, max, "--" + name, error);
+    if (!v) throw common::cli::UsageError(error);
+    return *v;
+}
+
+common::config::OptionSpec limit_option() {
+    return {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"};
+}
+
+std::int64_t list_limit(const common::config::ParsedArgs& args) {
+    return static_cast<std::int64_t>(number_option(args, "limit", 1, 100000, "100"));
+}
+
+int print_change(const common::config::ParsedArgs& args,
+                 const std::function<boost::json::object(pqxx::transaction_base&)>& change) {
+    auto conn = connect(args);
+    pqxx::work tx(*conn);
+    const boost::json::object out = change(tx);
+    tx.commit();
+    print_object(args, out);
+    return 0;
+}
+
+int print_listing(const common::config::ParsedArgs& args, const std::vector<std::string>& columns,
+                  const std::function<boost::json::array(pqxx::transaction_base&)>& read) {
+    auto conn = connect(args);
+    pqxx::read_transaction tx(*conn);
+    print_rows(args, read(tx), columns);
+    return 0;
+}
+
+int print_reading(const common::config::ParsedArgs& args,
+                  const std::function<boost::json::object(pqxx::transaction_base&)>& read) {
+    auto conn = connect(args);
+    pqxx::read_transaction tx(*conn);
+    print_object(args, read(tx));
+    return 0;
+}
+
 namespace {
 
 /// One value as text for a terminal: whatever a webhook put in it is escaped (common/text/terminal.hpp).

@@ -2,10 +2,13 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <pqxx/connection>
 #include <pqxx/field>
+#include <pqxx/transaction_base>
 #include <string>
 #include <vector>
 
@@ -57,5 +60,37 @@ std::function<int(const common::config::ParsedArgs&)> with_refusals(
 
 /// The single positional argument (an id), or a UsageError.
 std::string one_positional(const common::config::ParsedArgs& args, const std::string& what);
+
+/// A command that uses the database: `options` after the database's, and the refusals of the rules turned into the
+/// CLI's errors (with_refusals).
+common::cli::Command db_command(std::vector<std::string> words, std::string summary, std::string usage,
+                                std::function<int(const common::config::ParsedArgs&)> run,
+                                std::vector<common::config::OptionSpec> options = {});
+
+/// --ca-file: the PEM CA bundle that verifies a POS (`pos set`, `pos verify`).
+common::config::OptionSpec ca_file_option();
+
+/// The number option `name` within [min, max] (`fallback` when absent; required without one), or a UsageError
+/// naming it.
+std::uint64_t number_option(const common::config::ParsedArgs& args, const std::string& name, std::uint64_t min,
+                            std::uint64_t max, const std::optional<std::string>& fallback = std::nullopt);
+
+/// The `--limit N` of a listing (default 100, at most 100000) and its value.
+common::config::OptionSpec limit_option();
+std::int64_t list_limit(const common::config::ParsedArgs& args);
+
+/// Runs `change` in one transaction of a new connection, commits it and prints the object it returns: the shape of
+/// every command that changes something. Returns the exit code 0.
+int print_change(const common::config::ParsedArgs& args,
+                 const std::function<boost::json::object(pqxx::transaction_base&)>& change);
+
+/// Runs `read` in a read-only transaction of a new connection and prints its rows as a table of `columns` (JSON
+/// with --json). Returns the exit code 0.
+int print_listing(const common::config::ParsedArgs& args, const std::vector<std::string>& columns,
+                  const std::function<boost::json::array(pqxx::transaction_base&)>& read);
+
+/// Runs `read` in a read-only transaction of a new connection and prints the object it returns. Returns 0.
+int print_reading(const common::config::ParsedArgs& args,
+                  const std::function<boost::json::object(pqxx::transaction_base&)>& read);
 
 }  // namespace hub::admin

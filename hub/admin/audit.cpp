@@ -40,21 +40,15 @@ std::string time_option(const ParsedArgs& args, const std::string& name) {
 }
 
 int one_order(const ParsedArgs& args, const std::string& given) {
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    const std::string id = resolve_order_id(tx, given);
-    print_rows(args, order_audit(tx, id),
-               {"id", "status", "source", "event_time", "received_at", "applied", "actor", "detail"});
-    return 0;
+    return print_listing(args, {"id", "status", "source", "event_time", "received_at", "applied", "actor", "detail"},
+                         [&](pqxx::transaction_base& tx) { return order_audit(tx, resolve_order_id(tx, given)); });
 }
 
 int branch_range(const ParsedArgs& args) {
     const std::string branch = required(args, "branch");
     const std::string since = time_option(args, "since");
     const std::string until = time_option(args, "until");
-    std::string error;
-    auto limit = common::config::parse_uint(args.get("limit").value_or("10000"), 1, 1'000'000, "--limit", error);
-    if (!limit) throw UsageError(error);
+    const std::uint64_t limit = number_option(args, "limit", 1, 1'000'000, "10000");
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
     if (tx.exec_params1("SELECT $1::timestamptz < $2::timestamptz", since, until)[0].as<bool>() == false)
@@ -66,7 +60,7 @@ int branch_range(const ParsedArgs& args) {
                                             " FROM hub.order_status_log l JOIN hub.orders o ON o.id = l.order_id "
                                             "WHERE l.branch_id = $1 AND l.event_time >= $2::timestamptz "
                                             "AND l.event_time < $3::timestamptz ORDER BY l.event_time, l.id LIMIT $4",
-                                        branch, since, until, static_cast<long long>(*limit)))
+                                        branch, since, until, static_cast<long long>(limit)))
         rows.push_back(row_json(r));
     print_rows(args, rows,
                {"event_time", "order_id", "external_id", "status", "source", "applied", "received_at", "detail"});
@@ -96,19 +90,18 @@ boost::json::array order_audit(pqxx::transaction_base& tx, const std::string& id
 
 std::vector<common::cli::Command> audit_commands() {
     return {
-        {{"audit"},
-         "an order's status log, oldest first (by hub or platform order id); or a branch's between two times",
-         "ORDER_ID | --branch B --since T --until T",
-         db_options({{.name = "branch", .help = "the branch whose status log to show", .placeholder = "B"},
-                     {.name = "since",
-                      .help = "from this event time, inclusive (RFC 3339, e.g. 2026-11-22T08:00:00Z)",
-                      .placeholder = "T"},
-                     {.name = "until", .help = "to this event time, exclusive (RFC 3339)", .placeholder = "T"},
-                     {.name = "limit",
-                      .help = "at most this many rows (range only)",
-                      .placeholder = "N",
-                      .default_value = "10000"}}),
-         with_refusals(audit)},
+        db_command({"audit"},
+                   "an order's status log, oldest first (by hub or platform order id); or a branch's between two times",
+                   "ORDER_ID | --branch B --since T --until T", audit,
+                   {{.name = "branch", .help = "the branch whose status log to show", .placeholder = "B"},
+                    {.name = "since",
+                     .help = "from this event time, inclusive (RFC 3339, e.g. 2026-11-22T08:00:00Z)",
+                     .placeholder = "T"},
+                    {.name = "until", .help = "to this event time, exclusive (RFC 3339)", .placeholder = "T"},
+                    {.name = "limit",
+                     .help = "at most this many rows (range only)",
+                     .placeholder = "N",
+                     .default_value = "10000"}}),
     };
 }
 

@@ -39,35 +39,26 @@ int create(const ParsedArgs& args) {
     const std::string id = required(args, "id");
     const std::string brand = required(args, "brand");
     const BranchChange settings = change_from(args);
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    const Branch b = create_branch(tx, id, brand, settings);
-    tx.commit();
-    print_object(args, branch_json(b));
-    return 0;
+    return print_change(
+        args, [&](pqxx::transaction_base& tx) { return branch_json(create_branch(tx, id, brand, settings)); });
 }
 
 int update(const ParsedArgs& args) {
     const std::string id = required(args, "id");
     if (args.get("brand")) throw UsageError("a branch's brand cannot change (create a new branch)");
     const BranchChange change = change_from(args);
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    const Branch b = update_branch(tx, id, change);
-    tx.commit();
-    print_object(args, branch_json(b));
-    return 0;
+    return print_change(args, [&](pqxx::transaction_base& tx) { return branch_json(update_branch(tx, id, change)); });
 }
 
 int list(const ParsedArgs& args) {
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    boost::json::array rows;
-    for (const auto& b : list_branches(tx)) rows.push_back(branch_json(b));
-    print_rows(
-        args, rows,
-        {"id", "brand_id", "name", "pos_branch_id", "accept_mode", "accept_timeout_minutes", "schedule_lead_minutes"});
-    return 0;
+    return print_listing(
+        args,
+        {"id", "brand_id", "name", "pos_branch_id", "accept_mode", "accept_timeout_minutes", "schedule_lead_minutes"},
+        [](pqxx::transaction_base& tx) {
+            boost::json::array rows;
+            for (const auto& b : list_branches(tx)) rows.push_back(branch_json(b));
+            return rows;
+        });
 }
 
 /// The options of create and update but --id and --brand; no defaults, so that an update changes only what is
@@ -96,26 +87,23 @@ std::vector<common::config::OptionSpec> with_id(bool brand) {
                                          .help = brand ? "brand of the branch (created when new)"
                                                        : "not allowed: a branch's brand cannot change",
                                          .placeholder = "BRAND"});
-    return db_options(std::move(options));
+    return options;
 }
 
 }  // namespace
 
 std::vector<common::cli::Command> branch_commands() {
     return {
-        {{"branch", "create"},
-         "a branch that orders route to (its brand is created when new)",
-         "--id BRANCH --brand BRAND [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept "
-         "[--accept-timeout-minutes N]] [--schedule-lead-minutes N]",
-         with_id(true),
-         with_refusals(create)},
-        {{"branch", "update"},
-         "change a branch: only the options given (every option of create but --brand)",
-         "--id BRANCH [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept | --pending-accept] "
-         "[--accept-timeout-minutes N] [--schedule-lead-minutes N]",
-         with_id(false),
-         with_refusals(update)},
-        {{"branch", "list"}, "list branches with every setting", "", db_options(), list},
+        db_command({"branch", "create"}, "a branch that orders route to (its brand is created when new)",
+                   "--id BRANCH --brand BRAND [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept "
+                   "[--accept-timeout-minutes N]] [--schedule-lead-minutes N]",
+                   create, with_id(true)),
+        db_command(
+            {"branch", "update"}, "change a branch: only the options given (every option of create but --brand)",
+            "--id BRANCH [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept | --pending-accept] "
+            "[--accept-timeout-minutes N] [--schedule-lead-minutes N]",
+            update, with_id(false)),
+        db_command({"branch", "list"}, "list branches with every setting", "", list),
     };
 }
 

@@ -12,6 +12,7 @@
 #include "common/text/terminal.hpp"
 #include "hub/admin/admin.hpp"
 #include "hub/admin/inbox_rules.hpp"
+#include "hub/admin/ingest_call.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/service.hpp"
 #include "hub/ingest/store.hpp"
@@ -23,18 +24,12 @@ using common::cli::UserError;
 using common::config::ParsedArgs;
 
 int list(const ParsedArgs& args) {
-    std::string error;
-    auto limit = common::config::parse_uint(args.get("limit").value_or("100"), 1, 100000, "--limit", error);
-    if (!limit) throw common::cli::UsageError(error);
-    const InboxFilter filter{.failed = args.has("failed"),
-                             .external_id = args.get("external-id").value_or(""),
-                             .limit = static_cast<std::int64_t>(*limit)};
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    print_rows(args, list_events(tx, filter),
-               {"id", "received_at", "partner", "event", "external_id", "branch_id", "http_status", "outcome",
-                "error_code", "replay_of"});
-    return 0;
+    const InboxFilter filter{
+        .failed = args.has("failed"), .external_id = args.get("external-id").value_or(""), .limit = list_limit(args)};
+    return print_listing(args,
+                         {"id", "received_at", "partner", "event", "external_id", "branch_id", "http_status", "outcome",
+                          "error_code", "replay_of"},
+                         [&](pqxx::transaction_base& tx) { return list_events(tx, filter); });
 }
 
 /// Text: the entry's fields, its headers one a line, then its body as sent (line breaks kept, every other control
@@ -79,17 +74,9 @@ int replay(const ParsedArgs& args) {
     std::string& body = src.body;
     std::string& headers = src.headers;
     // Today's validator, configuration and storage path, exactly as a new request would take it.
-    boost::asio::io_context ioc;
-    common::db::Pool pool(
-        {.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1, .on_connect = db::prepare_all});
-    ingest::OrderStore store(pool, 1, 1);
-    ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
-    ingest::IngestService service(partners, store);
-    auto future = boost::asio::co_spawn(
-        ioc, service.process(partner, body, "replay-" + common::http::new_request_id(), headers, id),
-        boost::asio::use_future);
-    ioc.run();
-    const ingest::IngestResult result = future.get();
+    const ingest::IngestResult result = run_ingest(args, [&](ingest::IngestService& service) {
+        return service.process(partner, body, "replay-" + common::http::new_request_id(), headers, id);
+    });
     const unsigned status = result.row().http_status;
     print_object(args,
                  {{"event_id", std::stoll(id)}, {"http_status", status}, {"response", ingest::answer_body(result)}});
@@ -100,25 +87,20 @@ int replay(const ParsedArgs& args) {
 
 std::vector<common::cli::Command> event_commands() {
     return {
-        {{"events", "list"},
-         "the inbox of received webhook requests, newest first",
-         "[--failed] [--external-id X]",
-         db_options({{.name = "failed", .help = "only requests that were not answered 2xx"},
-                     {.name = "external-id",
-                      .help = "only requests naming this platform order id (refused ones too)",
-                      .placeholder = "X"},
-                     {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"}}),
-         with_refusals(list)},
-        {{"events", "show"},
-         "one inbox entry with its headers and raw body (--json: the body as text, or base64 when not UTF-8)",
-         "EVENT_ID",
-         db_options(),
-         with_refusals(show)},
-        {{"events", "replay"},
-         "re-run a stored request through today's validator and configuration (exit 1 unless it now succeeds)",
-         "EVENT_ID",
-         db_options(),
-         with_refusals(replay)},
+        db_command({"events", "list"}, "the inbox of received webhook requests, newest first",
+                   "[--failed] [--external-id X]", list,
+                   {{.name = "failed", .help = "only requests that were not answered 2xx"},
+                    {.name = "external-id",
+                     .help = "only requests naming this platform order id (refused ones too)",
+                     .placeholder = "X"},
+                    limit_option()}),
+        db_command({"events", "show"},
+                   "one inbox entry with its headers and raw body (--json: the body as text, or base64 when not UTF-8)",
+                   "EVENT_ID", show),
+        db_command({"events", "replay"},
+                   "re-run a stored request through today's validator and configuration (exit 1 unless it now "
+                   "succeeds)",
+                   "EVENT_ID", replay),
     };
 }
 

@@ -12,12 +12,15 @@ using common::config::ParsedArgs;
 struct LogTable {
     const char* table;
     const char* column;
-    const char* retention_option;
+    const char* retention_option;  ///< days its months are kept (0: for ever), default 90
+    const char* retention_env;
+    const char* content;  ///< what its rows are, for --help
 };
 
 constexpr LogTable kTables[] = {
-    {"inbox", "received_at", "inbox-retention-days"},
-    {"pos_delivery_attempts", "attempted_at", "attempts-retention-days"},
+    {"inbox", "received_at", "inbox-retention-days", "ORDERHUB_INBOX_RETENTION_DAYS", "inbox"},
+    {"pos_delivery_attempts", "attempted_at", "attempts-retention-days", "ORDERHUB_ATTEMPTS_RETENTION_DAYS",
+     "delivery-attempt"},
 };
 
 /// Creates the partition of the month starting `months` from this one (UTC), moving rows the default
@@ -64,22 +67,18 @@ std::vector<std::string> drop_old(pqxx::work& tx, const LogTable& t, long long d
 }
 
 int maintain(const ParsedArgs& args) {
-    std::string error;
-    auto ahead = common::config::parse_uint(args.get("months-ahead").value_or("2"), 0, 24, "--months-ahead", error);
-    if (!ahead) throw common::cli::UsageError(error);
+    const std::uint64_t ahead = number_option(args, "months-ahead", 0, 24, "2");
     auto conn = connect(args);
     boost::json::object out;
     for (const auto& t : kTables) {
         // "0" keeps everything forever.
-        auto days = common::config::parse_uint(args.get(t.retention_option).value_or("90"), 0, 100'000,
-                                               std::string("--") + t.retention_option, error);
-        if (!days) throw common::cli::UsageError(error);
+        const std::uint64_t days = number_option(args, t.retention_option, 0, 100'000, "90");
         pqxx::work tx(*conn);
         boost::json::array created, dropped;
-        for (int m = 0; m <= static_cast<int>(*ahead); ++m)
+        for (int m = 0; m <= static_cast<int>(ahead); ++m)
             if (auto name = create_month(tx, t, m)) created.emplace_back(*name);
-        if (*days > 0)
-            for (const auto& name : drop_old(tx, t, static_cast<long long>(*days))) dropped.emplace_back(name);
+        if (days > 0)
+            for (const auto& name : drop_old(tx, t, static_cast<long long>(days))) dropped.emplace_back(name);
         tx.commit();
         out[t.table] = {{"created", created}, {"dropped", dropped}};
     }
@@ -90,25 +89,22 @@ int maintain(const ParsedArgs& args) {
 }  // namespace
 
 std::vector<common::cli::Command> maintain_commands() {
-    return {{{"maintain"},
-             "create the coming monthly partitions of the inbox and the attempt log; drop those past retention "
-             "(the status log and orders are kept forever)",
-             "[--inbox-retention-days N] [--attempts-retention-days N] [--months-ahead N]",
-             db_options({{.name = "inbox-retention-days",
-                          .env = "ORDERHUB_INBOX_RETENTION_DAYS",
-                          .help = "drop inbox months older than this (0: keep)",
-                          .placeholder = "N",
-                          .default_value = "90"},
-                         {.name = "attempts-retention-days",
-                          .env = "ORDERHUB_ATTEMPTS_RETENTION_DAYS",
-                          .help = "drop delivery-attempt months older than this (0: keep)",
-                          .placeholder = "N",
-                          .default_value = "90"},
-                         {.name = "months-ahead",
-                          .help = "partitions to create beyond this month",
-                          .placeholder = "N",
-                          .default_value = "2"}}),
-             maintain}};
+    std::vector<common::config::OptionSpec> options;
+    for (const auto& t : kTables)
+        options.push_back({.name = t.retention_option,
+                           .env = t.retention_env,
+                           .help = std::string("drop ") + t.content + " months older than this (0: keep)",
+                           .placeholder = "N",
+                           .default_value = "90"});
+    options.push_back({.name = "months-ahead",
+                       .help = "partitions to create beyond this month",
+                       .placeholder = "N",
+                       .default_value = "2"});
+    return {db_command({"maintain"},
+                       "create the coming monthly partitions of the inbox and the attempt log; drop those past "
+                       "retention (the status log and orders are kept forever)",
+                       "[--inbox-retention-days N] [--attempts-retention-days N] [--months-ahead N]", maintain,
+                       std::move(options))};
 }
 
 }  // namespace hub::admin

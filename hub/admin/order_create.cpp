@@ -20,8 +20,10 @@
 #include "common/json/parse.hpp"
 #include "common/text/terminal.hpp"
 #include "hub/admin/admin.hpp"
+#include "hub/admin/ingest_call.hpp"
 #include "hub/admin/order_create_rules.hpp"
 #include "hub/db/queries.hpp"
+#include "hub/forward/job_state.hpp"
 #include "hub/ingest/service.hpp"
 #include "hub/ingest/store.hpp"
 
@@ -62,21 +64,12 @@ std::string refusal_text(const ingest::IngestResult& result) {
 }
 
 ingest::IngestResult store(const ParsedArgs& args, const ingest::Partner& partner, std::string body, bool test) {
-    boost::asio::io_context ioc;
-    common::db::Pool pool(
-        {.url = common::app::require_database_url(args, "ORDERHUB"), .workers = 1, .on_connect = db::prepare_all});
-    ingest::OrderStore store(pool, 1, 1);
-    ingest::PartnerDirectory partners(pool, std::chrono::seconds(0));
-    ingest::IngestService service(partners, store);
     const ingest::Origin origin{.by_operator = true, .actor = "", .test = test};
     const boost::json::object headers{{"origin", "operator"}, {"test", test}};
-    auto future =
-        boost::asio::co_spawn(ioc,
-                              service.create(partner, std::move(body), "operator-" + common::http::new_request_id(),
-                                             boost::json::serialize(headers), origin),
-                              boost::asio::use_future);
-    ioc.run();
-    return future.get();
+    return run_ingest(args, [&](ingest::IngestService& service) {
+        return service.create(partner, std::move(body), "operator-" + common::http::new_request_id(),
+                              boost::json::serialize(headers), origin);
+    });
 }
 
 /// Polls until the POS answered order `id` or `seconds` passed; exit 0 only when it was delivered.
@@ -93,7 +86,8 @@ int wait_for_pos(const ParsedArgs& args, boost::json::object out, long long seco
         if (answer) {
             for (auto& [k, v] : *answer) out[k] = v;
             print_object(args, out);
-            return out.at("forwarding").as_string() == "delivered" ? 0 : 1;
+            return forward::job_state_from_text(out.at("forwarding").as_string()) == forward::JobState::delivered ? 0
+                                                                                                                  : 1;
         }
         if (std::chrono::steady_clock::now() >= deadline) break;
         std::this_thread::sleep_for(kPollEvery);

@@ -12,24 +12,15 @@ using common::config::ParsedArgs;
 
 int show(const ParsedArgs& args) {
     const std::string id = one_positional(args, "order id");
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    print_object(args, show_order(tx, id));
-    return 0;
+    return print_reading(args, [&](pqxx::transaction_base& tx) { return show_order(tx, id); });
 }
 
 int list(const ParsedArgs& args) {
-    std::string error;
-    auto limit = common::config::parse_uint(args.get("limit").value_or("100"), 1, 100000, "--limit", error);
-    if (!limit) throw common::cli::UsageError(error);
-    OrderFilter filter{args.get("branch").value_or(""), args.get("state").value_or(""), "",
-                       static_cast<std::int64_t>(*limit)};
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    print_rows(
-        args, list_orders(tx, filter),
-        {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at", "test"});
-    return 0;
+    const OrderFilter filter{args.get("branch").value_or(""), args.get("state").value_or(""), "", list_limit(args)};
+    return print_listing(
+        args,
+        {"id", "partner", "external_id", "branch_id", "total", "delivery_status", "forwarding", "created_at", "test"},
+        [&](pqxx::transaction_base& tx) { return list_orders(tx, filter); });
 }
 
 }  // namespace
@@ -46,7 +37,7 @@ std::vector<common::cli::Command> order_commands() {
          "[--branch B] [--state S]",
          db_options({{.name = "branch", .help = "only this branch", .placeholder = "B"},
                      {.name = "state", .help = "forwarding state or delivery status", .placeholder = "S"},
-                     {.name = "limit", .help = "at most this many", .placeholder = "N", .default_value = "100"}}),
+                     limit_option()}),
          with_refusals(list)},
         order_create_command(),
     };

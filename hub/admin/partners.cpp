@@ -30,6 +30,13 @@ std::vector<common::config::OptionSpec> url_options() {
          .default_value = "127.0.0.1:8080"}};
 }
 
+/// An issued partner as printed: its row and its webhook URL (the key in it is shown this once).
+boost::json::object issued_json(const ParsedArgs& args, const IssuedPartner& issued) {
+    boost::json::object out = issued.partner;
+    out["webhook_url"] = webhook_url(public_url(args), issued.webhook_key);
+    return out;
+}
+
 int create(const ParsedArgs& args) {
     PartnerInput in;
     in.name = required(args, "name");
@@ -39,90 +46,53 @@ int create(const ParsedArgs& args) {
     // Before anything is written: a signing partner needs ORDERHUB_SECRET_KEY to seal its secret.
     std::optional<common::crypto::SecretBox> box;
     if (in.signing) box = forward::secret_box(args);
-    check_partner_input(in, box ? &*box : nullptr);
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    IssuedPartner issued = create_partner(tx, box ? &*box : nullptr, in);
-    tx.commit();
-    boost::json::object out = issued.partner;
-    out["webhook_url"] = webhook_url(public_url(args), issued.webhook_key);
-    print_object(args, out);
-    return 0;
+    const common::crypto::SecretBox* sealer = box ? &*box : nullptr;
+    check_partner_input(in, sealer);
+    return print_change(args,
+                        [&](pqxx::transaction_base& tx) { return issued_json(args, create_partner(tx, sealer, in)); });
 }
 
 int list(const ParsedArgs& args) {
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
-    boost::json::array rows = list_partners(tx);
-    std::reverse(rows.begin(), rows.end());  // the CLI lists the oldest first
-    print_rows(args, rows, {"id", "label", "name", "time_zone", "signing", "disabled", "created_at"});
-    return 0;
+    return print_listing(args, {"id", "label", "name", "time_zone", "signing", "disabled", "created_at"},
+                         [](pqxx::transaction_base& tx) {
+                             boost::json::array rows = list_partners(tx);
+                             std::reverse(rows.begin(), rows.end());  // the CLI lists the oldest first
+                             return rows;
+                         });
 }
 
 int rotate(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    IssuedPartner issued = rotate_partner_key(tx, id);
-    tx.commit();
-    boost::json::object out = issued.partner;
-    out["webhook_url"] = webhook_url(public_url(args), issued.webhook_key);
-    print_object(args, out);
-    return 0;
+    return print_change(args,
+                        [&](pqxx::transaction_base& tx) { return issued_json(args, rotate_partner_key(tx, id)); });
 }
 
 int rotate_secret(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
-    std::string error;
-    auto grace =
-        common::config::parse_uint(args.get("grace-hours").value_or("24"), 0, 24 * 366, "--grace-hours", error);
-    if (!grace) throw common::cli::UsageError(error);
+    const auto grace = static_cast<long long>(number_option(args, "grace-hours", 0, 24 * 366, "24"));
     auto box = forward::secret_box(args);
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    auto out = rotate_partner_secret(tx, box, id, static_cast<long long>(*grace));
-    tx.commit();
-    print_object(args, out);
-    return 0;
+    return print_change(args, [&](pqxx::transaction_base& tx) { return rotate_partner_secret(tx, box, id, grace); });
 }
 
 int disable(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    auto out = disable_partner(tx, id);
-    tx.commit();
-    print_object(args, out);
-    return 0;
+    return print_change(args, [&](pqxx::transaction_base& tx) { return disable_partner(tx, id); });
 }
 
 int limit(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
-    std::string error;
-    const bool clear = args.has("default");
-    std::optional<std::uint64_t> rate, burst;
-    if (!clear) {
-        rate = common::config::parse_uint(required(args, "per-second"), 1, 1'000'000, "--per-second", error);
-        if (!rate) throw common::cli::UsageError(error);
-        burst = common::config::parse_uint(args.get("burst").value_or(std::to_string(*rate * 2)), 1, 1'000'000,
-                                           "--burst", error);
-        if (!burst) throw common::cli::UsageError(error);
+    std::optional<long long> rate, burst;  // none: back to the hub's default
+    if (!args.has("default")) {
+        rate = static_cast<long long>(number_option(args, "per-second", 1, 1'000'000));
+        burst = static_cast<long long>(number_option(args, "burst", 1, 1'000'000, std::to_string(*rate * 2)));
     }
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
-    auto as_number = [](const std::optional<std::uint64_t>& v) {
-        return v ? std::optional<long long>(static_cast<long long>(*v)) : std::nullopt;
-    };
-    auto out = set_partner_limit(tx, id, as_number(rate), as_number(burst));
-    tx.commit();
-    print_object(args, out);
-    return 0;
+    return print_change(args, [&](pqxx::transaction_base& tx) { return set_partner_limit(tx, id, rate, burst); });
 }
 
 }  // namespace
 
 std::vector<common::cli::Command> partner_commands() {
-    auto create_opts = db_options(url_options());
+    auto create_opts = url_options();
     create_opts.push_back({.name = "name", .help = "the platform's name", .placeholder = "NAME"});
     create_opts.push_back(
         {.name = "label", .help = "label in partner_reference (default: from the name)", .placeholder = "LABEL"});
@@ -133,36 +103,26 @@ std::vector<common::cli::Command> partner_commands() {
     create_opts.push_back({.name = "signing", .help = "require Standard Webhooks signatures (prints the secret once)"});
     create_opts.push_back(forward::secret_key_option());
     return {
-        {{"partner", "create"},
-         "issue a partner and its webhook URL (shown once)",
-         "--name NAME [--label LABEL] [--signing]",
-         create_opts,
-         with_refusals(create)},
-        {{"partner", "rotate-secret"},
-         "a new signing secret (shown once); the older ones stay valid for a grace period",
-         "ID [--grace-hours N]",
-         db_options({{.name = "grace-hours",
-                      .help = "hours the older secrets stay valid (0: none)",
-                      .placeholder = "N",
-                      .default_value = "24"},
-                     forward::secret_key_option()}),
-         with_refusals(rotate_secret)},
-        {{"partner", "list"}, "list partners (never their keys)", "", db_options(), with_refusals(list)},
-        {{"partner", "rotate"},
-         "issue a new webhook URL; the old one stops working",
-         "ID",
-         db_options(url_options()),
-         with_refusals(rotate)},
-        {{"partner", "limit"},
-         "a partner's own rate limit (token bucket); --default goes back to the hub's",
-         "ID --per-second N [--burst N] | ID --default",
-         db_options({{.name = "per-second", .help = "requests per second", .placeholder = "N"},
-                     {.name = "burst",
-                      .help = "requests at once above the rate (default: twice the rate)",
-                      .placeholder = "N"},
-                     {.name = "default", .help = "use the hub's default limit again"}}),
-         with_refusals(limit)},
-        {{"partner", "disable"}, "disable a partner: its URL answers 404", "ID", db_options(), with_refusals(disable)},
+        db_command({"partner", "create"}, "issue a partner and its webhook URL (shown once)",
+                   "--name NAME [--label LABEL] [--signing]", create, std::move(create_opts)),
+        db_command({"partner", "rotate-secret"},
+                   "a new signing secret (shown once); the older ones stay valid for a grace period",
+                   "ID [--grace-hours N]", rotate_secret,
+                   {{.name = "grace-hours",
+                     .help = "hours the older secrets stay valid (0: none)",
+                     .placeholder = "N",
+                     .default_value = "24"},
+                    forward::secret_key_option()}),
+        db_command({"partner", "list"}, "list partners (never their keys)", "", list),
+        db_command({"partner", "rotate"}, "issue a new webhook URL; the old one stops working", "ID", rotate,
+                   url_options()),
+        db_command(
+            {"partner", "limit"}, "a partner's own rate limit (token bucket); --default goes back to the hub's",
+            "ID --per-second N [--burst N] | ID --default", limit,
+            {{.name = "per-second", .help = "requests per second", .placeholder = "N"},
+             {.name = "burst", .help = "requests at once above the rate (default: twice the rate)", .placeholder = "N"},
+             {.name = "default", .help = "use the hub's default limit again"}}),
+        db_command({"partner", "disable"}, "disable a partner: its URL answers 404", "ID", disable),
     };
 }
 

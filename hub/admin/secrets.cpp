@@ -62,7 +62,7 @@ int rotate_key(const ParsedArgs& args) {
 
 }  // namespace
 
-ResealCounts reseal_all(pqxx::connection& conn, const common::crypto::SecretBox& current,
+ResealCounts reseal_all(pqxx::connection_base& conn, const common::crypto::SecretBox& current,
                         const common::crypto::SecretBox& next) {
     ResealCounts n;
     pqxx::work tx(conn);
@@ -105,16 +105,15 @@ ResealCounts reseal_all(pqxx::connection& conn, const common::crypto::SecretBox&
 
 std::vector<common::cli::Command> secret_commands() {
     return {
-        {{"secrets", "rotate-key"},
-         "re-seal every stored secret under a new ORDERHUB_SECRET_KEY in one transaction; then restart the hub "
-         "with the new key",
-         "[--new-key -]",
-         db_options({forward::secret_key_option(),
-                     {.name = "new-key",
-                      .env = "ORDERHUB_NEW_SECRET_KEY",
-                      .help = "the new key, 64 hex characters; '-' reads it from standard input (keeps it out of `ps`)",
-                      .placeholder = "HEX"}}),
-         rotate_key},
+        db_command({"secrets", "rotate-key"},
+                   "re-seal every stored secret under a new ORDERHUB_SECRET_KEY in one transaction; then restart the "
+                   "hub with the new key",
+                   "[--new-key -]", rotate_key,
+                   {forward::secret_key_option(),
+                    {.name = "new-key",
+                     .env = "ORDERHUB_NEW_SECRET_KEY",
+                     .help = "the new key, 64 hex characters; '-' reads it from standard input (keeps it out of `ps`)",
+                     .placeholder = "HEX"}}),
     };
 }
 

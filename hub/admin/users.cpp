@@ -80,9 +80,7 @@ int user_add(const ParsedArgs& args) {
     return 0;
 }
 
-int user_list(const ParsedArgs& args) {
-    auto conn = connect(args);
-    pqxx::read_transaction tx(*conn);
+boost::json::array users(pqxx::transaction_base& tx) {
     boost::json::array rows;
     for (const auto& r : tx.exec(
              "SELECT u.id, u.email, u.brand_id, coalesce(string_agg(ub.branch_id, ',' ORDER BY ub.branch_id), 'all'), "
@@ -93,43 +91,43 @@ int user_list(const ParsedArgs& args) {
                         {"brand", r[2].c_str()},
                         {"branches", r[3].c_str()},
                         {"disabled", r[4].as<bool>()}});
-    print_rows(args, rows, {"id", "email", "brand", "branches", "disabled"});
-    return 0;
+    return rows;
 }
 
-int user_disable(const ParsedArgs& args) {
-    const std::string id = one_positional(args, "user id");
-    auto conn = connect(args);
-    pqxx::work tx(*conn);
+int user_list(const ParsedArgs& args) {
+    return print_listing(args, {"id", "email", "brand", "branches", "disabled"}, users);
+}
+
+/// Disables user `id` and ends their sessions.
+boost::json::object disable_user(pqxx::transaction_base& tx, const std::string& id) {
     auto r =
         tx.exec_params("UPDATE hub.dashboard_users SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1", id);
     if (r.affected_rows() == 0) throw UserError("no user with id '" + id + "'");
     auto ended = tx.exec_params("DELETE FROM hub.dashboard_sessions WHERE user_id = $1", id);
-    tx.commit();
-    print_object(args, {{"id", id}, {"disabled", true}, {"sessions_ended", ended.affected_rows()}});
-    return 0;
+    return {{"id", id}, {"disabled", true}, {"sessions_ended", ended.affected_rows()}};
+}
+
+int user_disable(const ParsedArgs& args) {
+    const std::string id = one_positional(args, "user id");
+    return print_change(args, [&](pqxx::transaction_base& tx) { return disable_user(tx, id); });
 }
 
 }  // namespace
 
 std::vector<common::cli::Command> user_commands() {
     return {
-        {{"user", "add"},
-         "a merchant user of the dashboard; the password is prompted for, or read as one line from standard input",
-         "--email E --brand B [--branch X ...]",
-         db_options({{.name = "email", .help = "login e-mail", .placeholder = "E"},
-                     {.name = "brand", .help = "the brand whose orders the user sees", .placeholder = "B"},
-                     {.name = "branch",
-                      .help = "only this branch (repeatable; default: every branch of the brand)",
-                      .placeholder = "X",
-                      .repeatable = true}}),
-         user_add},
-        {{"user", "list"},
-         "dashboard users and their scope (never their password hashes)",
-         "",
-         db_options(),
-         user_list},
-        {{"user", "disable"}, "turns a dashboard user off and ends their sessions", "ID", db_options(), user_disable},
+        db_command({"user", "add"},
+                   "a merchant user of the dashboard; the password is prompted for, or read as one line from standard "
+                   "input",
+                   "--email E --brand B [--branch X ...]", user_add,
+                   {{.name = "email", .help = "login e-mail", .placeholder = "E"},
+                    {.name = "brand", .help = "the brand whose orders the user sees", .placeholder = "B"},
+                    {.name = "branch",
+                     .help = "only this branch (repeatable; default: every branch of the brand)",
+                     .placeholder = "X",
+                     .repeatable = true}}),
+        db_command({"user", "list"}, "dashboard users and their scope (never their password hashes)", "", user_list),
+        db_command({"user", "disable"}, "turns a dashboard user off and ends their sessions", "ID", user_disable),
     };
 }
 

@@ -33,20 +33,40 @@ std::int64_t event_cursor(const Call& call) {
     return std::stoll(key);
 }
 
-}  // namespace
+admin::OrderFilter order_filter(const Call& call, long long fetch) {
+    return {call.query("branch").value_or(""), call.query("state").value_or(""), cursor_key(call), fetch};
+}
 
-boost::asio::awaitable<Response> list_orders(Context& ctx, const Call& call) {
+admin::InboxFilter event_filter(const Call& call, long long fetch) {
+    return {failed_filter(call), call.query("external_id").value_or(""), fetch, event_cursor(call)};
+}
+
+/// GET a list: the page that `list` reads with the filter of `call` (asking for one row more than the page size,
+/// which says whether a next page exists).
+template <class Filter>
+boost::asio::awaitable<Response> list_page(Context& ctx, const Call& call, Filter (*filter_of)(const Call&, long long),
+                                           boost::json::array (*list)(pqxx::transaction_base&, const Filter&)) {
     const long long limit = page_size(call);
-    admin::OrderFilter f{call.query("branch").value_or(""), call.query("state").value_or(""), cursor_key(call),
-                         limit + 1};
-    auto job = [f](pqxx::transaction_base& tx) { return admin::list_orders(tx, f); };
+    auto job = [f = filter_of(call, limit + 1), list](pqxx::transaction_base& tx) { return list(tx, f); };
     auto rows = co_await read(ctx, std::move(job));
     co_return answer(200, page(std::move(rows.as_array()), limit, "id"));
 }
 
-boost::asio::awaitable<Response> show_order(Context& ctx, const Call& call) {
-    auto job = [id = call.param("id")](pqxx::transaction_base& tx) { return admin::show_order(tx, id); };
+/// GET one item: what `show` reads for the `{id}` of the path.
+boost::asio::awaitable<Response> show_by_id(Context& ctx, const Call& call,
+                                            boost::json::object (*show)(pqxx::transaction_base&, const std::string&)) {
+    auto job = [id = call.param("id"), show](pqxx::transaction_base& tx) { return show(tx, id); };
     co_return answer(200, co_await read(ctx, std::move(job)));
+}
+
+}  // namespace
+
+boost::asio::awaitable<Response> list_orders(Context& ctx, const Call& call) {
+    co_return co_await list_page(ctx, call, order_filter, admin::list_orders);
+}
+
+boost::asio::awaitable<Response> show_order(Context& ctx, const Call& call) {
+    co_return co_await show_by_id(ctx, call, admin::show_order);
 }
 
 boost::asio::awaitable<Response> order_audit(Context& ctx, const Call& call) {
@@ -64,22 +84,18 @@ boost::asio::awaitable<Response> resend_order(Context& ctx, const Call& call) {
             throw Refusal(Refusal::Kind::not_found, outcome.message());
         if (outcome.kind != forward::ResendOutcome::Kind::requeued)
             throw Refusal(Refusal::Kind::conflict, outcome.message());
-        return boost::json::object{{"order_id", id}, {"previous_state", outcome.previous_state}, {"state", "pending"}};
+        return boost::json::object{
+            {"order_id", id}, {"previous_state", forward::to_text(outcome.previous_state)}, {"state", "pending"}};
     };
     co_return answer(200, co_await change(ctx, call, call.param("id"), 200, std::move(job)));
 }
 
 boost::asio::awaitable<Response> list_events(Context& ctx, const Call& call) {
-    const long long limit = page_size(call);
-    admin::InboxFilter f{failed_filter(call), call.query("external_id").value_or(""), limit + 1, event_cursor(call)};
-    auto job = [f](pqxx::transaction_base& tx) { return admin::list_events(tx, f); };
-    auto rows = co_await read(ctx, std::move(job));
-    co_return answer(200, page(std::move(rows.as_array()), limit, "id"));
+    co_return co_await list_page(ctx, call, event_filter, admin::list_events);
 }
 
 boost::asio::awaitable<Response> show_event(Context& ctx, const Call& call) {
-    auto job = [id = call.param("id")](pqxx::transaction_base& tx) { return admin::show_event(tx, id); };
-    co_return answer(200, co_await read(ctx, std::move(job)));
+    co_return co_await show_by_id(ctx, call, admin::show_event);
 }
 
 boost::asio::awaitable<Response> replay_event(Context& ctx, const Call& call) {

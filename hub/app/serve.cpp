@@ -28,14 +28,10 @@ namespace {
 
 /// The dashboard's options from the command line; `https`: the hub is reached over HTTPS.
 dashboard::DashboardOptions dashboard_options(const common::config::ParsedArgs& args, bool https) {
-    std::string error;
-    auto session_check =
-        common::config::parse_duration(args.get("dashboard-session-check").value_or(""), std::chrono::seconds(1),
-                                       std::chrono::seconds(15), "--dashboard-session-check", error);
-    if (!session_check) throw common::cli::UserError(error);
     return {.secure_cookies = https,
             .pos_environment = args.get("pos-environment").value_or("production"),
-            .session_check = *session_check};
+            .session_check = common::app::duration_setting(args, "dashboard-session-check", std::chrono::seconds(1),
+                                                           std::chrono::seconds(15))};
 }
 
 /// --admin-listen, when given; throws a UserError for a bad address.

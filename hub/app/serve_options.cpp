@@ -1,22 +1,17 @@
 #include "hub/app/serve_options.hpp"
 
+#include "common/app/service.hpp"
 #include "common/cli/cli.hpp"
 #include "hub/dashboard/queries.hpp"
 #include "hub/db/queries.hpp"
 
 namespace hub::app {
 
-std::uint64_t flag_number(const common::config::ParsedArgs& args, const char* name, std::uint64_t min,
-                          std::uint64_t max) {
-    std::string error;
-    auto v = common::config::parse_uint(args.get(name).value_or(""), min, max, std::string("--") + name, error);
-    if (!v) throw common::cli::UserError(error);
-    return *v;
-}
+using common::app::number_setting;
 
 ingest::RateLimit rate_flags(const common::config::ParsedArgs& args, const char* per_second, const char* burst) {
-    return {static_cast<double>(flag_number(args, per_second, 1, 1'000'000)),
-            static_cast<double>(flag_number(args, burst, 1, 1'000'000))};
+    return {static_cast<double>(number_setting(args, per_second, 1, 1'000'000)),
+            static_cast<double>(number_setting(args, burst, 1, 1'000'000))};
 }
 
 std::string public_base_url(const common::config::ParsedArgs& args) {
@@ -35,8 +30,8 @@ common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, c
                 dashboard::prepare_dashboard(c);
             },
         .queue_wait = &queue_wait,
-        .statement_timeout = std::chrono::milliseconds(flag_number(args, "db-statement-timeout-ms", 100, 3'600'000)),
-        .queue_timeout = std::chrono::milliseconds(flag_number(args, "db-queue-timeout-ms", 100, 600'000))};
+        .statement_timeout = std::chrono::milliseconds(number_setting(args, "db-statement-timeout-ms", 100, 3'600'000)),
+        .queue_timeout = std::chrono::milliseconds(number_setting(args, "db-queue-timeout-ms", 100, 600'000))};
 }
 
 std::vector<common::config::OptionSpec> forward_option_specs() {
@@ -94,37 +89,33 @@ std::vector<common::config::OptionSpec> forward_option_specs() {
 }
 
 forward::ForwarderOptions forwarder_options(const common::config::ParsedArgs& args, const std::string& database_url) {
-    std::string error;
     forward::ForwarderOptions fopts;
     fopts.id = forward::new_forwarder_id();
     fopts.environment = args.get("pos-environment").value_or("production");
     fopts.database_url = database_url;
-    fopts.max_in_flight = flag_number(args, "forward-concurrency", 1, 10'000);
-    fopts.per_host = flag_number(args, "forward-per-host", 1, 1'000);
+    fopts.max_in_flight = number_setting(args, "forward-concurrency", 1, 10'000);
+    fopts.per_host = number_setting(args, "forward-per-host", 1, 1'000);
     fopts.client.max_connections_per_host = fopts.per_host;
-    fopts.client.read_timeout = std::chrono::milliseconds(flag_number(args, "forward-timeout-ms", 100, 120'000));
+    fopts.client.read_timeout = std::chrono::milliseconds(number_setting(args, "forward-timeout-ms", 100, 120'000));
     fopts.client.connect_timeout =
-        std::chrono::milliseconds(flag_number(args, "forward-connect-timeout-ms", 100, 60'000));
+        std::chrono::milliseconds(number_setting(args, "forward-connect-timeout-ms", 100, 60'000));
     // The forwarder never waits long for a host's slot: it claims only what the host has room for.
     fopts.client.queue_timeout = std::chrono::milliseconds(1000);
-    fopts.lease = std::chrono::seconds(flag_number(args, "forward-lease-seconds", 5, 3600));
+    fopts.lease = std::chrono::seconds(number_setting(args, "forward-lease-seconds", 5, 3600));
     const auto longest = std::chrono::ceil<std::chrono::seconds>(forward::longest_exchange(fopts.client));
     if (fopts.lease <= longest)
         throw common::cli::UserError("--forward-lease-seconds must be above " + std::to_string(longest.count()) +
                                      ", the longest one POS exchange can take with these time-outs (a job is "
                                      "never sent on a lease that could end during the exchange)");
-    fopts.breaker.failures_to_open = static_cast<int>(flag_number(args, "forward-breaker-failures", 1, 1'000));
+    fopts.breaker.failures_to_open = static_cast<int>(number_setting(args, "forward-breaker-failures", 1, 1'000));
     fopts.breaker.first_probe =
-        std::chrono::milliseconds(flag_number(args, "forward-breaker-probe-ms", 100, 3'600'000));
+        std::chrono::milliseconds(number_setting(args, "forward-breaker-probe-ms", 100, 3'600'000));
     fopts.breaker.max_probe =
-        std::chrono::milliseconds(flag_number(args, "forward-breaker-probe-max-ms", 100, 3'600'000));
+        std::chrono::milliseconds(number_setting(args, "forward-breaker-probe-max-ms", 100, 3'600'000));
     if (fopts.breaker.max_probe < fopts.breaker.first_probe)
         throw common::cli::UserError("--forward-breaker-probe-max-ms must not be below --forward-breaker-probe-ms");
-    auto give_up =
-        common::config::parse_duration(args.get("forward-give-up-after").value_or(""), std::chrono::seconds(1),
-                                       std::chrono::hours(24 * 30), "--forward-give-up-after", error);
-    if (!give_up) throw common::cli::UserError(error);
-    fopts.give_up = *give_up;
+    fopts.give_up = common::app::duration_setting(args, "forward-give-up-after", std::chrono::seconds(1),
+                                                  std::chrono::hours(24 * 30));
     return fopts;
 }
 

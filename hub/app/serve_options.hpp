@@ -13,10 +13,6 @@
 
 namespace hub::app {
 
-/// The value of a whole-number flag within [min, max]; a UserError naming the flag otherwise.
-std::uint64_t flag_number(const common::config::ParsedArgs& args, const char* name, std::uint64_t min,
-                          std::uint64_t max);
-
 /// A rate from a per-second flag and a burst flag (each 1 to 1,000,000).
 ingest::RateLimit rate_flags(const common::config::ParsedArgs& args, const char* per_second, const char* burst);
 

@@ -11,6 +11,7 @@
 #include "common/log/log.hpp"
 #include "hub/dashboard/handlers.hpp"
 #include "hub/dashboard/queries.hpp"
+#include "hub/forward/job_state.hpp"
 
 namespace hub::dashboard {
 namespace {
@@ -62,7 +63,7 @@ std::optional<Held> held_job(pqxx::transaction_base& tx, const std::string& id, 
     }
     auto job = exec(tx, sql::kJobForDecision, id);
     const std::string state = job.empty() ? "" : job[0]["state"].c_str();
-    if (state != "awaiting_acceptance") {
+    if (forward::job_state_from_text(state) != forward::JobState::awaiting_acceptance) {
         refusal = failed(409, "not_waiting",
                          "the order is not waiting for acceptance" + (state.empty() ? "" : " (" + state + ")"));
         return std::nullopt;
@@ -104,7 +105,7 @@ boost::asio::awaitable<Response> reject(Context& ctx, const Call& call) {
         exec(tx, sql::kRejectJob, id, reason);
         exec(tx, sql::kInsertDecision, id, held->branch_id, held->partner_id, "merchant_rejected", user.id, reason);
         tx.commit();
-        return ok({{"order_id", id}, {"state", "merchant_rejected"}});
+        return ok({{"order_id", id}, {"state", forward::to_text(forward::JobState::merchant_rejected)}});
     };
     auto res = co_await in_session<pqxx::work>(ctx.pool, call.session.hash, std::move(body));
     if (res.status == 200)

@@ -10,6 +10,7 @@
 #include "hub/dashboard/problems.hpp"
 #include "hub/dashboard/queries.hpp"
 #include "hub/db/order_items.hpp"
+#include "hub/forward/job_state.hpp"
 
 namespace hub::dashboard {
 namespace {
@@ -61,11 +62,13 @@ boost::json::array attempts_json(pqxx::transaction_base& tx, const std::string& 
 }  // namespace
 
 std::string problem_of(std::string_view job_state, int attempts, std::string_view last_error) {
-    if (job_state == "rejected") return "rejected";
-    if (job_state == "auth_failed") return "auth_failed";
-    if (job_state == "dead") return "unreachable";
-    if ((job_state == "pending" || job_state == "in_flight") && attempts > 0 && !last_error.empty())
-        return "unreachable";
+    using forward::JobState;
+    const auto state = forward::job_state_from_text(job_state);  // nullopt: no job yet
+    if (!state) return "";
+    if (*state == JobState::rejected) return "rejected";
+    if (*state == JobState::auth_failed) return "auth_failed";
+    if (*state == JobState::dead) return "unreachable";
+    if (forward::is_queued(*state) && attempts > 0 && !last_error.empty()) return "unreachable";
     return "";
 }
 

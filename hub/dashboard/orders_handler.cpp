@@ -96,7 +96,8 @@ boost::asio::awaitable<Response> resend(Context& ctx, const Call& call) {
         if (outcome.kind != forward::ResendOutcome::Kind::requeued)
             return failed(409, "not_resendable", outcome.message());
         tx.commit();
-        return ok({{"order_id", id}, {"previous_state", outcome.previous_state}, {"state", "pending"}});
+        return ok(
+            {{"order_id", id}, {"previous_state", forward::to_text(outcome.previous_state)}, {"state", "pending"}});
     };
     auto res = co_await in_session<pqxx::work>(ctx.pool, call.session.hash, std::move(body));
     if (res.status == 200)

@@ -1,10 +1,10 @@
 #pragma once
 
-// The hub's two NOLOGIN roles. The migrations are written with the names orderhub_app (what `serve` needs) and
-// orderhub_auditor (reads the status log and the orders). Roles are cluster-wide, so the database owner may
-// itself bear one of these names (an operator's login called orderhub_app, say); the hub's role then takes the
-// name with `_role` appended. The choice depends only on the owner of the schema `hub`, so every later run of
-// `migrate` and every `serve` finds the same names.
+// The hub's three NOLOGIN roles. The migrations are written with the names orderhub_app (what `serve` needs),
+// orderhub_auditor (reads the status log and the orders) and orderhub_operator (the operator HTTP API). Roles are
+// cluster-wide, so the database owner may itself bear one of these names (an operator's login called orderhub_app,
+// say); the hub's role then takes the name with `_role` appended. The choice depends only on the owner of the schema
+// `hub`, so every later run of `migrate` and every `serve` finds the same names.
 
 #include <string>
 #include <string_view>
@@ -23,11 +23,11 @@ inline constexpr std::string_view kAuditorRole = "orderhub_auditor";
 /// What an operator HTTP API call switches to for its transaction (sql/hub/0015_admin_tokens.sql).
 inline constexpr std::string_view kOperatorRole = "orderhub_operator";
 
-/// The names of the hub's roles in one database.
+/// The names of the hub's roles in one database: each the written name, or it with `_role` appended.
 struct HubRoles {
-    std::string app;
-    std::string auditor;
-    std::string operator_role;
+    std::string app;            ///< for kAppRole
+    std::string auditor;        ///< for kAuditorRole
+    std::string operator_role;  ///< for kOperatorRole
 };
 
 /// The hub's role names for a schema owned by `owner`: the written names, unless `owner` bears one of them.

@@ -28,14 +28,14 @@ using common::http::join_url;
 using detail::add_trace_headers;
 using detail::unix_us;
 
-const char* verdict_word(Verdict v) {
+AttemptOutcome attempt_outcome(Verdict v) {
     switch (v) {
-        case Verdict::delivered: return "delivered";
-        case Verdict::unauthorized: return "unauthorized";
-        case Verdict::rejected: return "rejected";
-        case Verdict::retry: return "retry";
+        case Verdict::delivered: return AttemptOutcome::delivered;
+        case Verdict::unauthorized: return AttemptOutcome::unauthorized;
+        case Verdict::rejected: return AttemptOutcome::rejected;
+        case Verdict::retry: return AttemptOutcome::retry;
     }
-    return "retry";
+    return AttemptOutcome::retry;
 }
 
 double jitter() {
@@ -322,7 +322,7 @@ asio::awaitable<Classified> Forwarder::send_order(Delivery& d, const std::string
                               std::string(common::http::to_string(res.failure)) + ": " + res.error);
         a.error = cl.reason;
     }
-    a.outcome = verdict_word(cl.verdict);
+    a.outcome = attempt_outcome(cl.verdict);
     if (a.error.empty() && cl.verdict != Verdict::delivered) a.error = cl.reason;
     note_exchange(d, res, cl.reason);
     r.attempts.push_back(std::move(a));
@@ -342,7 +342,7 @@ asio::awaitable<void> Forwarder::exchange_all(Delivery& d, JobResult& r) {
         if (!token && l.retry) outcome = Classified{Verdict::retry, "login: " + l.reason, {}, std::nullopt};
     }
     if (!token && !outcome) {
-        r.state = "auth_failed";
+        r.state = JobState::auth_failed;
         r.error = c.token_sealed.empty() || can_login ? "no usable token and the login failed"
                                                       : "the stored token cannot be opened with this "
                                                         "ORDERHUB_SECRET_KEY";
@@ -364,7 +364,7 @@ asio::awaitable<void> Forwarder::exchange_all(Delivery& d, JobResult& r) {
         }
     }
     Decision next = decide(*outcome, d.job.attempt, jitter());
-    r.state = std::string(next.state);
+    r.state = next.state;
     r.delay = next.delay;
     r.error = std::move(next.error);
     r.pos_order_id = std::move(next.pos_order_id);
@@ -375,10 +375,10 @@ asio::awaitable<void> Forwarder::deliver(Delivery d) {
     r.order_id = d.job.order_id;
     r.first_attempt = d.job.attempt;
     if (d.job.delivery_status == "cancelled") {
-        r.state = "cancelled";
+        r.state = JobState::cancelled;
         r.error = "cancelled before it was sent";
     } else if (!d.job.connection) {
-        r.state = "auth_failed";
+        r.state = JobState::auth_failed;
         r.error = "no POS connection for brand " + d.job.source.brand_id + " in environment " + options_.environment +
                   ": run `orderhub pos set`";
     } else if (lease_allows_exchange(d)) {
@@ -408,25 +408,24 @@ void Forwarder::log_result(const Delivery& d, const JobResult& r) {
     int exchange = r.first_attempt;
     bool probe = d.probed;
     for (const auto& a : r.attempts) {
-        const bool login = a.outcome == "logged_in" || a.outcome == "login_failed";
-        common::log::write(
-            a.outcome == "delivered" || a.outcome == "logged_in" ? common::log::Level::info : common::log::Level::warn,
-            "forward attempt",
-            {{"forwarder", options_.id},
-             {"order_id", r.order_id},
-             {"request_id", job.request_id},
-             {"external_id", job.source.external_id},
-             {"partner_label", job.source.partner_label},
-             {"attempt", exchange++},
-             {"call", login ? "login" : "order"},
-             {"host", d.host},
-             {"probe", probe},
-             {"outcome", a.outcome},
-             {"http_status", a.http_status},
-             {"latency_ms", a.latency_ms},
-             {"error", a.error}});
+        const bool login = is_login(a.outcome);
+        const bool ok = a.outcome == AttemptOutcome::delivered || a.outcome == AttemptOutcome::logged_in;
+        common::log::write(ok ? common::log::Level::info : common::log::Level::warn, "forward attempt",
+                           {{"forwarder", options_.id},
+                            {"order_id", r.order_id},
+                            {"request_id", job.request_id},
+                            {"external_id", job.source.external_id},
+                            {"partner_label", job.source.partner_label},
+                            {"attempt", exchange++},
+                            {"call", login ? "login" : "order"},
+                            {"host", d.host},
+                            {"probe", probe},
+                            {"outcome", to_text(a.outcome)},
+                            {"http_status", a.http_status},
+                            {"latency_ms", a.latency_ms},
+                            {"error", a.error}});
         probe = false;
-        if (options_.metrics) options_.metrics->forward_attempt(a.outcome, a.latency_ms);
+        if (options_.metrics) options_.metrics->forward_attempt(to_text(a.outcome), a.latency_ms);
     }
     const auto& last = r.attempts.empty() ? AttemptRecord{} : r.attempts.back();
     common::log::info("forward", {{"forwarder", options_.id},
@@ -436,14 +435,14 @@ void Forwarder::log_result(const Delivery& d, const JobResult& r) {
                                   {"partner_label", job.source.partner_label},
                                   {"pos_branch_id", job.source.pos_branch_id},
                                   {"attempt", job.attempt},
-                                  {"state", r.state},
+                                  {"state", to_text(r.state)},
                                   {"http_status", last.http_status},
                                   {"latency_ms", last.latency_ms},
                                   {"pos_order_id", r.pos_order_id}});
     if (options_.metrics) {
-        options_.metrics->forward_finished(r.state);
+        options_.metrics->forward_finished(to_text(r.state));
         // The hub's clock against the database's storage time: skew between the two hosts shows up here.
-        if (r.state == "delivered" && !job.scheduled) {
+        if (r.state == JobState::delivered && !job.scheduled) {
             const double now =
                 std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             options_.metrics->forward_latency(std::max(0.0, now - job.stored_at));

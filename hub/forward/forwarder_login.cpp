@@ -69,7 +69,7 @@ asio::awaitable<LoginAnswer> Forwarder::login(Delivery& d, JobResult& r) {
         if (!result.token) a.error = result.reason;
         if (!d.unsent) note_exchange(d, res, result.reason);
     }
-    a.outcome = result.token ? "logged_in" : "login_failed";  // never the token itself
+    a.outcome = result.token ? AttemptOutcome::logged_in : AttemptOutcome::login_failed;  // never the token itself
     if (!d.unsent) r.attempts.push_back(std::move(a));
     if (result.token) {
         r.new_token_sealed = box_.seal(*result.token, token_aad(c.brand_id, c.environment));

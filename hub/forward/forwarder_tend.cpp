@@ -10,6 +10,7 @@
 #include "common/log/spawned.hpp"
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/forwarder_detail.hpp"
+#include "hub/forward/job_state.hpp"
 #include "hub/metrics/hub_metrics.hpp"
 
 namespace hub::forward {
@@ -66,7 +67,7 @@ asio::awaitable<void> Forwarder::sweep_late_jobs() {
         common::log::warn("forward jobs given up: not delivered in time",
                           {{"jobs", dead}, {"give_up_after_s", static_cast<std::int64_t>(options_.give_up.count())}});
         if (options_.metrics)
-            for (std::int64_t i = 0; i < dead; ++i) options_.metrics->forward_finished("dead");
+            for (std::int64_t i = 0; i < dead; ++i) options_.metrics->forward_finished(to_text(JobState::dead));
     } catch (const std::exception& e) {
         common::log::warn("forwarder give-up sweep failed", {{"error", e.what()}});
     }

@@ -105,8 +105,8 @@ bool finish_in(pqxx::work& tx, const FinishRequest& req) {
     int n = result.first_attempt;
     for (const auto& a : result.attempts)
         tx.exec_prepared(db::kInsertAttempt, result.order_id, n++, a.url, static_cast<int>(a.http_status), a.latency_ms,
-                         a.outcome, a.error, a.response_excerpt, req.forwarder, a.started_us);
-    auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, req.forwarder, result.state,
+                         std::string(to_text(a.outcome)), a.error, a.response_excerpt, req.forwarder, a.started_us);
+    auto owner = tx.exec_prepared(db::kFinishJob, result.order_id, req.forwarder, std::string(to_text(result.state)),
                                   static_cast<std::int64_t>(result.delay.count()), result.pos_order_id, result.error);
     if (owner.empty()) return false;
     if (const auto row = status_log_row(result))
@@ -138,7 +138,7 @@ void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<Fi
     for (const auto& req : requests) {
         const JobResult& r = req.result;
         boost::json::object end{{"order_id", r.order_id},
-                                {"state", r.state},
+                                {"state", to_text(r.state)},
                                 {"delay_ms", r.delay.count()},
                                 {"pos_order_id", r.pos_order_id},
                                 {"error", r.error}};
@@ -156,7 +156,7 @@ void finish_bulk(pqxx::work& tx, std::span<FinishRequest> requests, std::span<Fi
                                 {"url", a.url},
                                 {"http_status", a.http_status},
                                 {"latency_ms", a.latency_ms},
-                                {"outcome", a.outcome},
+                                {"outcome", to_text(a.outcome)},
                                 {"error", a.error},
                                 {"response_excerpt", a.response_excerpt},
                                 {"retrying", req.retrying},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hub/forward/bulkhead.hpp"
+#include "hub/forward/job_state.hpp"
 #include "hub/forward/mapping.hpp"
 
 namespace pqxx {
@@ -45,7 +46,7 @@ struct AttemptRecord {
     std::string url;
     unsigned http_status = 0;  ///< 0: no HTTP answer
     std::int64_t latency_ms = 0;
-    std::string outcome;  ///< delivered, rejected, unauthorized, retry, login_failed, ...
+    AttemptOutcome outcome = AttemptOutcome::retry;
     std::string error;
     std::string response_excerpt;
     std::int64_t started_us = 0;  ///< when the exchange began, Unix µs (hub.pos_delivery_attempts.attempted_at)
@@ -54,7 +55,7 @@ struct AttemptRecord {
 /// How a claim ends.
 struct JobResult {
     std::string order_id;
-    std::string state;  ///< delivered, pending (retry), rejected, auth_failed, dead, cancelled
+    JobState state = JobState::pending;  ///< delivered, pending (retry), rejected, auth_failed, dead, cancelled
     std::chrono::milliseconds delay{0};
     std::string pos_order_id;
     std::string error;

@@ -99,14 +99,14 @@ LoginAnswer classify_login(unsigned status, std::string_view body, bool bad_url,
 
 Decision decide(const Classified& outcome, int attempt, double jitter) {
     switch (outcome.verdict) {
-        case Verdict::delivered: return {"delivered", {}, {}, outcome.pos_order_id};
-        case Verdict::rejected: return {"rejected", {}, outcome.reason, {}};
-        case Verdict::unauthorized: return {"auth_failed", {}, outcome.reason, {}};
+        case Verdict::delivered: return {JobState::delivered, {}, {}, outcome.pos_order_id};
+        case Verdict::rejected: return {JobState::rejected, {}, outcome.reason, {}};
+        case Verdict::unauthorized: return {JobState::auth_failed, {}, outcome.reason, {}};
         case Verdict::retry: break;
     }
     if (attempt >= kMaxAttempts)
-        return {"dead", {}, "gave up after " + std::to_string(attempt) + " attempts: " + outcome.reason, {}};
-    return {"pending", backoff(attempt, jitter, outcome.retry_after), outcome.reason, {}};
+        return {JobState::dead, {}, "gave up after " + std::to_string(attempt) + " attempts: " + outcome.reason, {}};
+    return {JobState::pending, backoff(attempt, jitter, outcome.retry_after), outcome.reason, {}};
 }
 
 }  // namespace hub::forward

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "hub/forward/job_state.hpp"
+
 namespace hub::forward {
 
 /// What a POS answer means for the job (product.md section 6).
@@ -45,7 +47,7 @@ inline constexpr int kMaxAttempts = 12;
 
 /// How a claim ends, from the verdict of its last exchange (the answer table of product.md section 6).
 struct Decision {
-    std::string_view state;              ///< delivered, rejected, auth_failed, pending (retry later) or dead
+    JobState state = JobState::pending;  ///< delivered, rejected, auth_failed, pending (retry later) or dead
     std::chrono::milliseconds delay{0};  ///< for pending: the back-off before the next attempt
     std::string error;                   ///< last_error (empty when delivered)
     std::string pos_order_id;            ///< when delivered

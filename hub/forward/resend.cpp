@@ -1,19 +1,21 @@
 #include "hub/forward/resend.hpp"
 
 #include <pqxx/pqxx>
+#include <stdexcept>
 
 namespace hub::forward {
 
 std::string ResendOutcome::message() const {
     switch (kind) {
-        case Kind::requeued: return "queued again after " + previous_state;
+        case Kind::requeued: return "queued again after " + std::string(to_text(previous_state));
         case Kind::not_found: return "no such order";
         case Kind::cancelled: return "the order was cancelled; it is not sent";
-        case Kind::already_queued: return "the order is already queued (" + previous_state + ")";
+        case Kind::already_queued: return "the order is already queued (" + std::string(to_text(previous_state)) + ")";
         case Kind::staff_decides:
-            return previous_state == "awaiting_acceptance"
+            return previous_state == JobState::awaiting_acceptance
                        ? "the order waits for the branch's staff to accept or reject it"
-                       : "the branch's staff did not accept the order (" + previous_state + "); it is not sent";
+                       : "the branch's staff did not accept the order (" + std::string(to_text(previous_state)) +
+                             "); it is not sent";
     }
     return {};
 }
@@ -26,18 +28,19 @@ ResendOutcome resend_order(pqxx::transaction_base& tx, const std::string& order_
         "JOIN hub.orders o ON o.id = j.order_id WHERE j.order_id = $1 FOR UPDATE OF j",
         order_id);
     if (job.empty()) return out;
-    out.previous_state = job[0][0].as<std::string>();
+    const auto previous = job_state_from_text(job[0][0].c_str());
+    if (!previous) throw std::runtime_error("hub.forward_jobs holds an unknown state");
+    out.previous_state = *previous;
     out.branch_id = job[0][2].as<std::string>();
     if (job[0][1].as<std::string>() == "cancelled") {
         out.kind = ResendOutcome::Kind::cancelled;
         return out;
     }
-    if (out.previous_state == "awaiting_acceptance" || out.previous_state == "merchant_rejected" ||
-        out.previous_state == "timed_out") {
+    if (is_held_for_staff(out.previous_state)) {
         out.kind = ResendOutcome::Kind::staff_decides;
         return out;
     }
-    if (out.previous_state == "pending" || out.previous_state == "in_flight") {
+    if (is_queued(out.previous_state)) {
         out.kind = ResendOutcome::Kind::already_queued;
         return out;
     }
@@ -52,7 +55,7 @@ ResendOutcome resend_order(pqxx::transaction_base& tx, const std::string& order_
         "applied, actor, detail) VALUES ($1, $2, $3, 'forward_requeued', 'operator', now(), true, "
         "coalesce($4, current_user), $5)",
         order_id, out.branch_id, job[0][3].as<std::string>(), actor ? actor->c_str() : nullptr,
-        "resend after " + out.previous_state);
+        "resend after " + std::string(to_text(out.previous_state)));
     out.kind = ResendOutcome::Kind::requeued;
     return out;
 }

@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "hub/forward/job_state.hpp"
+
 namespace pqxx {
 class transaction_base;
 }
@@ -13,8 +15,8 @@ namespace hub::forward {
 struct ResendOutcome {
     enum class Kind { requeued, not_found, cancelled, already_queued, staff_decides };
     Kind kind = Kind::not_found;
-    std::string previous_state;  ///< the forwarding job's state before (requeued, already_queued)
-    std::string branch_id;       ///< the order's branch (when found)
+    JobState previous_state = JobState::pending;  ///< the forwarding job's state before (requeued, already_queued)
+    std::string branch_id;                        ///< the order's branch (when found)
     /// A one-line explanation for the operator.
     std::string message() const;
 };

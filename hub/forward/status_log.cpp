@@ -6,15 +6,15 @@ namespace hub::forward {
 namespace {
 
 struct Rule {
-    std::string_view state;
+    JobState state;
     std::string_view status;
     std::string_view source;
 };
 
 constexpr Rule kRules[] = {
-    {"delivered", "pos_accepted", "pos"},          {"rejected", "pos_rejected", "pos"},
-    {"auth_failed", "forward_auth_failed", "hub"}, {"dead", "forward_dead", "hub"},
-    {"cancelled", "forward_cancelled", "hub"},
+    {JobState::delivered, "pos_accepted", "pos"},          {JobState::rejected, "pos_rejected", "pos"},
+    {JobState::auth_failed, "forward_auth_failed", "hub"}, {JobState::dead, "forward_dead", "hub"},
+    {JobState::cancelled, "forward_cancelled", "hub"},
 };
 
 }  // namespace
@@ -22,7 +22,7 @@ constexpr Rule kRules[] = {
 std::optional<StatusLogRow> status_log_row(const JobResult& result) {
     for (const Rule& rule : kRules) {
         if (rule.state != result.state) continue;
-        const bool delivered = rule.state == "delivered";
+        const bool delivered = rule.state == JobState::delivered;
         return StatusLogRow{rule.status, rule.source, delivered ? result.pos_order_id : std::string(),
                             delivered ? std::string() : result.error};
     }

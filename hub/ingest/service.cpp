@@ -67,6 +67,16 @@ std::optional<Validated> check(InboxRecord& inbox, IngestResult& result) {
     return std::move(checked.value);
 }
 
+/// The inbox row of a request that did not come over HTTP (`events replay`, `order create`): what it carried.
+InboxRecord inbox_of(const Partner& partner, std::string request_id, std::string headers_json, std::string body) {
+    InboxRecord inbox;
+    inbox.partner_id = partner.id;
+    inbox.request_id = std::move(request_id);
+    inbox.headers_json = std::move(headers_json);
+    inbox.body = std::move(body);
+    return inbox;
+}
+
 }  // namespace
 
 std::int64_t IngestService::system_clock_seconds() {
@@ -169,22 +179,14 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner
 
 boost::asio::awaitable<IngestResult> IngestService::process(Partner partner, std::string body, std::string request_id,
                                                             std::string headers_json, std::string replay_of) {
-    InboxRecord inbox;
-    inbox.partner_id = partner.id;
-    inbox.request_id = std::move(request_id);
-    inbox.headers_json = std::move(headers_json);
+    InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.replay_of = std::move(replay_of);
-    inbox.body = std::move(body);
     co_return co_await ingest(std::move(partner.id), std::move(inbox), true);
 }
 
 boost::asio::awaitable<IngestResult> IngestService::create(Partner partner, std::string body, std::string request_id,
                                                            std::string headers_json, Origin origin) {
-    InboxRecord inbox;
-    inbox.partner_id = partner.id;
-    inbox.request_id = std::move(request_id);
-    inbox.headers_json = std::move(headers_json);
-    inbox.body = std::move(body);
+    InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.origin = std::move(origin);
     co_return co_await ingest(std::move(partner.id), std::move(inbox), false);
 }

@@ -161,9 +161,11 @@ void optional_text(const bj::object& o, const Scope& scope, std::string_view key
     out = check_text(*v, scope, key, rule, "must be a string or null");
 }
 
-template <std::size_t N>
-std::optional<std::string> required_enum(const bj::object& o, const Scope& scope, std::string_view key,
-                                         const std::array<std::string_view, N>& allowed) {
+/// A required string field of a fixed form: its text when `fits(text)`, else nullopt and a problem (absent, not a
+/// string, or `rule()`, the form in words).
+template <class Fits, class Rule>
+std::optional<std::string> required_form(const bj::object& o, const Scope& scope, std::string_view key, Fits fits,
+                                         Rule rule) {
     const bj::value* v = o.if_contains(key);
     if (v == nullptr) {
         scope.add(key, "is required");
@@ -175,11 +177,19 @@ std::optional<std::string> required_enum(const bj::object& o, const Scope& scope
         return std::nullopt;
     }
     const std::string_view text(s->data(), s->size());
-    if (!is_one_of(text, allowed)) {
-        scope.add(key, one_of_message(allowed));
+    if (!fits(text)) {
+        scope.add(key, std::string(rule()));
         return std::nullopt;
     }
     return std::string(text);
+}
+
+template <std::size_t N>
+std::optional<std::string> required_enum(const bj::object& o, const Scope& scope, std::string_view key,
+                                         const std::array<std::string_view, N>& allowed) {
+    return required_form(
+        o, scope, key, [&allowed](std::string_view text) { return is_one_of(text, allowed); },
+        [&allowed] { return one_of_message(allowed); });
 }
 
 std::optional<std::int64_t> required_quantity(const bj::object& o, const Scope& scope, std::string_view key) {
@@ -299,28 +309,34 @@ std::optional<Timestamp> check_timestamp(const bj::value& v, const Scope& scope,
     return ts;
 }
 
+constexpr std::string_view kColorRule = "must be # followed by 3 or 6 hex digits";
+constexpr std::string_view kPhoneRule = "must be + followed by 6 to 15 digits";
+
+/// An optional object field: the object and the JSON pointer of its fields; no object when the field is absent or
+/// null, or is not an object (then a problem in `parent`).
+struct OptionalObject {
+    const bj::object* object = nullptr;
+    std::string path;
+};
+
+OptionalObject optional_object(const bj::object& o, const Scope& parent, std::string_view key) {
+    const bj::value* v = o.if_contains(key);
+    if (v == nullptr || v->is_null()) return {};
+    const bj::object* object = v->if_object();
+    if (object == nullptr) {
+        parent.add(key, "must be an object or null");
+        return {};
+    }
+    return {object, std::string(parent.parent) + "/" + std::string(key)};
+}
+
 std::optional<CarData> check_car_data(const bj::object& o, const Scope& parent) {
-    const bj::value* v = o.if_contains("car_data");
-    if (v == nullptr || v->is_null()) {
-        return std::nullopt;
-    }
-    const bj::object* car = v->if_object();
-    if (car == nullptr) {
-        parent.add("car_data", "must be an object or null");
-        return std::nullopt;
-    }
-    const std::string path = std::string(parent.parent) + "/car_data";
-    const Scope scope{parent.problems, path};
+    const OptionalObject field = optional_object(o, parent, "car_data");
+    if (field.object == nullptr) return std::nullopt;
+    const bj::object* car = field.object;
+    const Scope scope{parent.problems, field.path};
     CarData data;
-    if (const bj::value* color = car->if_contains("color"); color == nullptr) {
-        scope.add("color", "is required");
-    } else if (!color->is_string()) {
-        scope.add("color", "must be a string");
-    } else if (const bj::string& s = color->get_string(); !is_color(std::string_view(s.data(), s.size()))) {
-        scope.add("color", "must be # followed by 3 or 6 hex digits");
-    } else {
-        data.color.assign(s.data(), s.size());
-    }
+    data.color = required_form(*car, scope, "color", is_color, [] { return kColorRule; }).value_or("");
     data.plate_number = required_text(*car, scope, "plate_number", kCarFieldRule).value_or("");
     data.plate_letters = required_text(*car, scope, "plate_letters", kCarFieldRule).value_or("");
     data.car_brand = required_text(*car, scope, "car_brand", kCarFieldRule).value_or("");
@@ -328,28 +344,13 @@ std::optional<CarData> check_car_data(const bj::object& o, const Scope& parent) 
 }
 
 std::optional<Customer> check_customer(const bj::object& o, const Scope& parent) {
-    const bj::value* v = o.if_contains("customer");
-    if (v == nullptr || v->is_null()) {
-        return std::nullopt;
-    }
-    const bj::object* customer = v->if_object();
-    if (customer == nullptr) {
-        parent.add("customer", "must be an object or null");
-        return std::nullopt;
-    }
-    const std::string path = std::string(parent.parent) + "/customer";
-    const Scope scope{parent.problems, path};
+    const OptionalObject field = optional_object(o, parent, "customer");
+    if (field.object == nullptr) return std::nullopt;
+    const bj::object* customer = field.object;
+    const Scope scope{parent.problems, field.path};
     Customer data;
     data.name = required_text(*customer, scope, "name", kNameRule).value_or("");
-    if (const bj::value* phone = customer->if_contains("phone"); phone == nullptr) {
-        scope.add("phone", "is required");
-    } else if (!phone->is_string()) {
-        scope.add("phone", "must be a string");
-    } else if (const bj::string& s = phone->get_string(); !is_phone(std::string_view(s.data(), s.size()))) {
-        scope.add("phone", "must be + followed by 6 to 15 digits");
-    } else {
-        data.phone.assign(s.data(), s.size());
-    }
+    data.phone = required_form(*customer, scope, "phone", is_phone, [] { return kPhoneRule; }).value_or("");
     optional_text(*customer, scope, "address", kAddressRule, data.address);
     return data;
 }

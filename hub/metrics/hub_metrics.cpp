@@ -8,8 +8,6 @@ namespace {
 using common::metrics::Type;
 using common::metrics::Writer;
 
-std::size_t status_index(unsigned status) { return status >= 100 && status <= 599 ? status - 100 : 499; }
-
 std::size_t route_of(std::string_view path) {
     if (path.rfind("/webhooks/", 0) == 0) return 0;
     if (path == "/healthz") return 1;
@@ -20,38 +18,27 @@ std::size_t route_of(std::string_view path) {
 
 }  // namespace
 
-HubMetrics::HubMetrics()
-    : webhook_requests_(new common::metrics::Counter[kEvents.size() * kOutcomes.size() * kStatuses]),
-      http_requests_(new common::metrics::Counter[kRoutes.size() * kStatuses]) {
-    // Counters with a status label are written only once non-zero: 500 possible codes, a handful in use.
-    registry.collector(
-        "orderhub_webhook_requests_total", "Webhook requests answered, by event, outcome and HTTP status.",
-        Type::counter, [this](Writer& w) {
-            for (std::size_t e = 0; e < kEvents.size(); ++e)
-                for (std::size_t o = 0; o < kOutcomes.size(); ++o)
-                    for (std::size_t s = 0; s < kStatuses; ++s) {
-                        const auto v = webhook_requests_[(e * kOutcomes.size() + o) * kStatuses + s].value();
-                        if (v == 0) continue;
-                        const std::string status = std::to_string(s + 100);
-                        w.sample("orderhub_webhook_requests_total",
-                                 {{"event", kEvents[e]}, {"outcome", kOutcomes[o]}, {"status", status}},
-                                 static_cast<double>(v));
-                    }
-        });
+HubMetrics::HubMetrics() : webhook_requests_(kEvents.size() * kOutcomes.size()), http_requests_(kRoutes.size()) {
+    registry.collector("orderhub_webhook_requests_total",
+                       "Webhook requests answered, by event, outcome and HTTP status.", Type::counter,
+                       [this](Writer& w) {
+                           webhook_requests_.for_each([&w](std::size_t i, const std::string& status, double v) {
+                               w.sample("orderhub_webhook_requests_total",
+                                        {{"event", kEvents[i / kOutcomes.size()]},
+                                         {"outcome", kOutcomes[i % kOutcomes.size()]},
+                                         {"status", status}},
+                                        v);
+                           });
+                       });
     for (std::size_t e = 0; e < kEvents.size(); ++e)
         webhook_latency_[e] = &registry.histogram(
             "orderhub_webhook_request_duration_seconds", "Time from a webhook request's last byte to its answer.",
             common::metrics::latency_buckets(), {{"event", std::string(kEvents[e])}});
     registry.collector("orderhub_http_requests_total", "HTTP requests answered, by route and status.", Type::counter,
                        [this](Writer& w) {
-                           for (std::size_t r = 0; r < kRoutes.size(); ++r)
-                               for (std::size_t s = 0; s < kStatuses; ++s) {
-                                   const auto v = http_requests_[r * kStatuses + s].value();
-                                   if (v == 0) continue;
-                                   const std::string status = std::to_string(s + 100);
-                                   w.sample("orderhub_http_requests_total", {{"route", kRoutes[r]}, {"status", status}},
-                                            static_cast<double>(v));
-                               }
+                           http_requests_.for_each([&w](std::size_t r, const std::string& status, double v) {
+                               w.sample("orderhub_http_requests_total", {{"route", kRoutes[r]}, {"status", status}}, v);
+                           });
                        });
     for (std::size_t i = 0; i < kAttemptResults.size(); ++i)
         attempts_[i] = &registry.counter("orderhub_forward_attempts_total",
@@ -76,14 +63,13 @@ HubMetrics::HubMetrics()
 void HubMetrics::request(std::string_view path, const common::http::LogFields& fields, unsigned status,
                          std::chrono::microseconds latency) noexcept {
     const std::size_t route = route_of(path);
-    const std::size_t s = status_index(status);
-    http_requests_[route * kStatuses + s].inc();
+    http_requests_.inc(route, status);
     if (route != 0) return;
     // The server's own refusals (413, 408, 431, malformed requests) never reached the handler: no fields.
     const std::string_view outcome = fields.get("outcome");
     const std::size_t e = index_of(kEvents, fields.get("event"));
     const std::size_t o = index_of(kOutcomes, outcome.empty() ? std::string_view("refused") : outcome);
-    webhook_requests_[(e * kOutcomes.size() + o) * kStatuses + s].inc();
+    webhook_requests_.inc(e * kOutcomes.size() + o, status);
     webhook_latency_[e]->observe(std::chrono::duration<double>(latency).count());
 }
 

@@ -49,9 +49,8 @@ public:
                                                                    "dead",      "cancelled", "other"};
 
 private:
-    static constexpr std::size_t kStatuses = 500;                   // 100..599
-    std::unique_ptr<common::metrics::Counter[]> webhook_requests_;  // event x outcome x status
-    std::unique_ptr<common::metrics::Counter[]> http_requests_;     // route x status
+    common::metrics::StatusCounters webhook_requests_;  // (event x outcome) x status
+    common::metrics::StatusCounters http_requests_;     // route x status
     std::array<common::metrics::Histogram*, kEvents.size()> webhook_latency_{};
     std::array<common::metrics::Counter*, kAttemptResults.size()> attempts_{};
     std::array<common::metrics::Counter*, kJobStates.size()> finished_{};

@@ -83,7 +83,7 @@ std::vector<common::cli::Command> verify_commands() {
           {.name = "other-brand-token",
            .help = "a valid token of another brand, expected 403; '-' reads it from standard input",
            .placeholder = "T"},
-          {.name = "ca-file", .help = "PEM CA bundle to verify the POS (default: system store)", .placeholder = "PEM"},
+          admin::ca_file_option(),
           {.name = "forward-timeout-ms",
            .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
            .help = "the hub's forward time-out: slower answers are flagged",

@@ -15,25 +15,18 @@ namespace {
 
 int serve(const common::config::ParsedArgs& args) {
     auto cfg = common::app::service_config(args, "ORDERPOS");
-    std::string error;
-    const auto hash_threads =
-        common::config::parse_uint(args.get("hash-threads").value_or(""), 1, 64, "--hash-threads", error);
-    if (!hash_threads) throw common::cli::UserError(error);
-    const auto pending_logins = common::config::parse_uint(args.get("max-pending-logins").value_or(""), 1, 100000,
-                                                           "--max-pending-logins", error);
-    if (!pending_logins) throw common::cli::UserError(error);
-    const auto token_lifetime =
-        common::config::parse_duration(args.get("token-lifetime").value_or(""), std::chrono::seconds(1),
-                                       std::chrono::seconds(30 * 24 * 3600), "--token-lifetime", error);
-    if (!token_lifetime) throw common::cli::UserError(error);
+    const auto hash_threads = common::app::number_setting(args, "hash-threads", 1, 64);
+    const auto pending_logins = common::app::number_setting(args, "max-pending-logins", 1, 100000);
+    const auto token_lifetime = common::app::duration_setting(args, "token-lifetime", std::chrono::seconds(1),
+                                                              std::chrono::seconds(30 * 24 * 3600));
     // Declared after the io_context, so destroyed before it: finished database jobs and password checks can
     // still post their completions to it.
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
     common::db::Pool pool(
         {.url = cfg.database_url, .workers = cfg.db_workers, .on_connect = store::prepare_statements});
-    pos::http::PasswordWorker passwords(*hash_threads, *pending_logins);
+    pos::http::PasswordWorker passwords(hash_threads, pending_logins);
     pos::http::PosMetrics metrics;
-    pos::http::Routes routes(pool, passwords, *token_lifetime);
+    pos::http::Routes routes(pool, passwords, token_lifetime);
     routes.serve_metrics(&metrics);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), pos::http::render_error,
                                 metrics.access_log(), cfg.tls);

@@ -20,17 +20,12 @@ std::size_t route_of(std::string_view path) {
 
 }  // namespace
 
-PosMetrics::PosMetrics() : requests_(new common::metrics::Counter[kRoutes.size() * kStatuses]) {
+PosMetrics::PosMetrics() : requests_(kRoutes.size()) {
     registry.collector("orderpos_http_requests_total", "HTTP requests answered, by route and status.",
                        common::metrics::Type::counter, [this](common::metrics::Writer& w) {
-                           for (std::size_t r = 0; r < kRoutes.size(); ++r)
-                               for (std::size_t s = 0; s < kStatuses; ++s) {
-                                   const auto v = requests_[r * kStatuses + s].value();
-                                   if (v == 0) continue;
-                                   const std::string status = std::to_string(s + 100);
-                                   w.sample("orderpos_http_requests_total", {{"route", kRoutes[r]}, {"status", status}},
-                                            static_cast<double>(v));
-                               }
+                           requests_.for_each([&w](std::size_t r, const std::string& status, double v) {
+                               w.sample("orderpos_http_requests_total", {{"route", kRoutes[r]}, {"status", status}}, v);
+                           });
                        });
     for (std::size_t r = 0; r < kRoutes.size(); ++r)
         latency_[r] = &registry.histogram("orderpos_http_request_duration_seconds",
@@ -40,8 +35,7 @@ PosMetrics::PosMetrics() : requests_(new common::metrics::Counter[kRoutes.size()
 
 void PosMetrics::request(std::string_view path, unsigned status, std::chrono::microseconds latency) noexcept {
     const std::size_t r = route_of(path);
-    const std::size_t s = status >= 100 && status <= 599 ? status - 100 : 499;
-    requests_[r * kStatuses + s].inc();
+    requests_.inc(r, status);
     latency_[r]->observe(std::chrono::duration<double>(latency).count());
 }
 

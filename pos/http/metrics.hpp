@@ -27,8 +27,7 @@ public:
                                                                 "readyz", "metrics", "other"};
 
 private:
-    static constexpr std::size_t kStatuses = 500;
-    std::unique_ptr<common::metrics::Counter[]> requests_;
+    common::metrics::StatusCounters requests_;  // route x status
     std::array<common::metrics::Histogram*, kRoutes.size()> latency_{};
 };
 

@@ -206,29 +206,54 @@ private:
         });
     }
 
-    void read_products(const json::object& root) {
-        const json::array* products = section(root, "products", false);
-        if (products == nullptr) {
+    /// What products and modifiers have alike.
+    struct PricedEntry {
+        std::string id;
+        std::string brand_id;
+        std::string name;
+        Money price = 0;
+    };
+
+    /// The entries of a priced section (products, modifiers: `kind`s with an id unique per brand, a name and a
+    /// price). For each entry, in file order: its id, brand, name and price are read, then `extra(item, path, brand)`
+    /// reads the fields of its kind; an entry with a valid id and brand not listed before, a valid price and a
+    /// usable extra goes to `add(entry, extra)`.
+    template <class Extra, class Add>
+    void read_priced(const json::object& root, const char* name, std::string_view kind, Extra extra, Add add) {
+        const json::array* entries = section(root, name, false);
+        if (entries == nullptr) {
             return;
         }
         std::set<std::pair<std::string, std::string>> seen;
-        for_each_item(*products, "products", [&](const json::object& item, const std::string& path) {
+        for_each_item(*entries, name, [&](const json::object& item, const std::string& path) {
             auto id = id_of(item, path);
             auto brand = brand_of(item, path);
-            const std::string name = name_of(item, path, id.value_or(""));
+            std::string entry_name = name_of(item, path, id.value_or(""));
             auto price = price_of(item, path);
-            auto branches = branches_of(item, path, brand);
+            auto more = extra(item, path, brand);
             if (!id || !brand) {
                 return;
             }
             if (!seen.emplace(*brand, *id).second) {
-                error(path + "/id", "duplicate product " + *id + " in brand " + *brand);
+                error(path + "/id", "duplicate " + std::string(kind) + " " + *id + " in brand " + *brand);
                 return;
             }
-            if (price && branches) {
-                menu_.products.push_back({*id, *brand, name, *price, std::move(*branches)});
+            if (price && more) {
+                add(PricedEntry{*id, *brand, std::move(entry_name), *price}, std::move(*more));
             }
         });
+    }
+
+    void read_products(const json::object& root) {
+        read_priced(
+            root, "products", "product",
+            [this](const json::object& item, const std::string& path, const std::optional<std::string>& brand) {
+                return branches_of(item, path, brand);
+            },
+            [this](PricedEntry entry, std::vector<std::string> branches) {
+                menu_.products.push_back({std::move(entry.id), std::move(entry.brand_id), std::move(entry.name),
+                                          entry.price, std::move(branches)});
+            });
     }
 
     // The product's `branches`: ids of known branches of `brand`, each once.
@@ -275,27 +300,16 @@ private:
     }
 
     void read_modifiers(const json::object& root) {
-        const json::array* modifiers = section(root, "modifiers", false);
-        if (modifiers == nullptr) {
-            return;
-        }
-        std::set<std::pair<std::string, std::string>> seen;
-        for_each_item(*modifiers, "modifiers", [&](const json::object& item, const std::string& path) {
-            auto id = id_of(item, path);
-            auto brand = brand_of(item, path);
-            const std::string name = name_of(item, path, id.value_or(""));
-            auto price = price_of(item, path);
-            if (!id || !brand) {
-                return;
-            }
-            if (!seen.emplace(*brand, *id).second) {
-                error(path + "/id", "duplicate modifier " + *id + " in brand " + *brand);
-                return;
-            }
-            if (price) {
-                menu_.modifiers.push_back({*id, *brand, name, *price});
-            }
-        });
+        // A modifier has no fields of its own.
+        read_priced(
+            root, "modifiers", "modifier",
+            [](const json::object&, const std::string&, const std::optional<std::string>&) {
+                return std::optional<bool>(true);
+            },
+            [this](PricedEntry entry, bool) {
+                menu_.modifiers.push_back(
+                    {std::move(entry.id), std::move(entry.brand_id), std::move(entry.name), entry.price});
+            });
     }
 
     std::vector<std::string> errors_;

@@ -7,6 +7,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include "common/text/names.hpp"
 #include "pos/logic/text.hpp"
 
 namespace pos {
@@ -14,14 +15,9 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::array<std::pair<OrderStatus, std::string_view>, 6> kStatusNames{{
-    {OrderStatus::pending, "PENDING"},
-    {OrderStatus::accepted, "ACCEPTED"},
-    {OrderStatus::preparing, "PREPARING"},
-    {OrderStatus::canceled, "CANCELED"},
-    {OrderStatus::rejected, "REJECTED"},
-    {OrderStatus::time_out, "TIME_OUT"},
-}};
+// The wire names of OrderStatus, in its order.
+constexpr std::array<std::string_view, 6> kStatusNames = {"PENDING",  "ACCEPTED", "PREPARING",
+                                                          "CANCELED", "REJECTED", "TIME_OUT"};
 
 // Laravel shows `branch_id` as "branch id" and keeps dotted paths as they are.
 std::string attribute(std::string key) {
@@ -256,21 +252,12 @@ OrderStatus read_status(FieldReader& reader) {
 }  // namespace
 
 std::string_view to_string(OrderStatus status) {
-    for (const auto& [value, name] : kStatusNames) {
-        if (value == status) {
-            return name;
-        }
-    }
-    return "PENDING";
+    const std::string_view name = common::text::name_of(kStatusNames, status);
+    return name.empty() ? "PENDING" : name;
 }
 
 std::optional<OrderStatus> parse_order_status(std::string_view name) {
-    for (const auto& [value, known] : kStatusNames) {
-        if (known == name) {
-            return value;
-        }
-    }
-    return std::nullopt;
+    return common::text::value_named<OrderStatus>(kStatusNames, name);
 }
 
 ParsedOrderRequest parse_order_request(const boost::json::value& body) {

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <pqxx/connection_base>
 #include <pqxx/result>
 #include <pqxx/transaction_base>
 #include <string>
+#include <string_view>
 #include <utility>
 
 // Every SQL statement of orderpos, in one place. Each is prepared once per connection (prepare_statements, the
@@ -112,23 +114,29 @@ ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
 WHERE t.name IS DISTINCT FROM EXCLUDED.name
 RETURNING (xmax = 0) AS inserted)"};
 
-/// $1 [{brand_id, id, name, price}] with price as decimal text.
-inline constexpr Statement kUpsertProducts{"pos_upsert_products", R"(
-INSERT INTO pos.products AS t (brand_id, id, name, price)
+/// The upsert of a priced menu table (pos.products and pos.modifiers have the same columns and the same rule): $1
+/// [{brand_id, id, name, price}] with price as decimal text. Its text, put together at compile time, is the same
+/// for both tables but for the table's name.
+template <std::size_t N>
+constexpr auto priced_upsert_sql(const char (&table)[N]) {
+    constexpr std::string_view kHead = "\nINSERT INTO ";
+    constexpr std::string_view kTail = R"( AS t (brand_id, id, name, price)
 SELECT x.brand_id, x.id, x.name, x.price::numeric
 FROM jsonb_to_recordset($1::jsonb) AS x(brand_id text, id text, name text, price text)
 ON CONFLICT (brand_id, id) DO UPDATE SET name = EXCLUDED.name, price = EXCLUDED.price, updated_at = now()
 WHERE (t.name, t.price) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.price)
-RETURNING (xmax = 0) AS inserted)"};
+RETURNING (xmax = 0) AS inserted)";
+    std::array<char, kHead.size() + (N - 1) + kTail.size() + 1> text{};  // ends in '\0'
+    std::size_t at = 0;
+    for (const std::string_view part : {kHead, std::string_view(table, N - 1), kTail})
+        for (const char c : part) text[at++] = c;
+    return text;
+}
+inline constexpr auto kUpsertProductsText = priced_upsert_sql("pos.products");
+inline constexpr auto kUpsertModifiersText = priced_upsert_sql("pos.modifiers");
 
-/// $1 [{brand_id, id, name, price}] with price as decimal text.
-inline constexpr Statement kUpsertModifiers{"pos_upsert_modifiers", R"(
-INSERT INTO pos.modifiers AS t (brand_id, id, name, price)
-SELECT x.brand_id, x.id, x.name, x.price::numeric
-FROM jsonb_to_recordset($1::jsonb) AS x(brand_id text, id text, name text, price text)
-ON CONFLICT (brand_id, id) DO UPDATE SET name = EXCLUDED.name, price = EXCLUDED.price, updated_at = now()
-WHERE (t.name, t.price) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.price)
-RETURNING (xmax = 0) AS inserted)"};
+inline constexpr Statement kUpsertProducts{"pos_upsert_products", kUpsertProductsText.data()};
+inline constexpr Statement kUpsertModifiers{"pos_upsert_modifiers", kUpsertModifiersText.data()};
 
 /// $1 [brand ids of the file], $2 [{brand_id, product_id, branch_id}]: availability the file no longer lists.
 inline constexpr Statement kDeleteStaleProductBranches{"pos_delete_stale_product_branches", R"(

@@ -8,13 +8,15 @@
 #include "tests/pg/hub_support.hpp"
 
 using namespace tests::hubdb;
+using hub::forward::AttemptOutcome;
 using hub::forward::AttemptRecord;
 using hub::forward::FinishOutcome;
 using hub::forward::FinishRequest;
+using hub::forward::JobState;
 
 namespace {
 
-AttemptRecord attempt(unsigned status, const std::string& outcome, const std::string& error = "") {
+AttemptRecord attempt(unsigned status, AttemptOutcome outcome, const std::string& error = "") {
     AttemptRecord a;
     a.url = "http://127.0.0.1:1/api/orders";
     a.http_status = status;
@@ -24,7 +26,7 @@ AttemptRecord attempt(unsigned status, const std::string& outcome, const std::st
     return a;
 }
 
-FinishRequest end(const std::string& order_id, const std::string& state, AttemptRecord a, bool retrying = false) {
+FinishRequest end(const std::string& order_id, JobState state, AttemptRecord a, bool retrying = false) {
     FinishRequest r;
     r.forwarder = "f1";
     r.result.order_id = order_id;
@@ -148,15 +150,17 @@ TEST_CASE("outbox: one statement ends many claims, each as it would end alone", 
 
     const std::string long_error = std::string(600, 'x') + "é";  // cut at 500 characters, not bytes
     std::vector<FinishRequest> requests;
-    requests.push_back(end(ids["A"], "delivered", attempt(201, "delivered")));
+    requests.push_back(end(ids["A"], JobState::delivered, attempt(201, AttemptOutcome::delivered)));
     requests.back().result.pos_order_id = "POS-1";
-    requests.push_back(end(ids["B"], "rejected", attempt(422, "rejected", "unknown product"), false));
+    requests.push_back(
+        end(ids["B"], JobState::rejected, attempt(422, AttemptOutcome::rejected, "unknown product"), false));
     requests.back().result.error = std::string(499, 'y') + "éé" + long_error;
-    requests.push_back(end(ids["C"], "pending", attempt(503, "retry", "busy")));
+    requests.push_back(end(ids["C"], JobState::pending, attempt(503, AttemptOutcome::retry, "busy")));
     requests.back().result.delay = std::chrono::milliseconds(60'000);
     requests.back().result.error = "busy";
-    requests.push_back(end(ids["D"], "delivered", attempt(201, "delivered")));        // lost, first try
-    requests.push_back(end(ids["E"], "delivered", attempt(201, "delivered"), true));  // lost, a retry
+    requests.push_back(end(ids["D"], JobState::delivered, attempt(201, AttemptOutcome::delivered)));  // lost, first try
+    requests.push_back(
+        end(ids["E"], JobState::delivered, attempt(201, AttemptOutcome::delivered), true));  // lost, a retry
     std::vector<FinishOutcome> owned(requests.size());
     std::vector<std::exception_ptr> errors(requests.size());
     hub::forward::finish_jobs(c, requests, owned, errors);
@@ -206,7 +210,7 @@ TEST_CASE("outbox: a single claim's end keeps its own path and the same rules", 
     hub::db::prepare_all(c);
     auto claimed = hub::forward::claim_jobs(c, "f1", 10, std::chrono::seconds(60), "production");
     REQUIRE(claimed.size() == 1);
-    auto r = end(stored[0].order_id, "rejected", attempt(422, "rejected"));
+    auto r = end(stored[0].order_id, JobState::rejected, attempt(422, AttemptOutcome::rejected));
     r.result.error = std::string(600, 'z') + "é";
     CHECK(hub::forward::finish_job(c, "f1", r.result, claimed[0]));
     CHECK(pqxx::nontransaction(c)
@@ -231,10 +235,11 @@ TEST_CASE("dashboard events: one per status row, attempt and change of a job's s
     // An update that changes no job's state writes no event.
     pqxx::nontransaction(c).exec0("UPDATE hub.forward_jobs SET updated_at = now()");
     std::vector<FinishRequest> requests;
-    requests.push_back(end(stored[0].order_id, "delivered", attempt(201, "delivered")));
+    requests.push_back(end(stored[0].order_id, JobState::delivered, attempt(201, AttemptOutcome::delivered)));
     requests.back().result.pos_order_id = "POS-1";
-    requests.push_back(end(stored[1].order_id, "rejected", attempt(422, "rejected", "unknown product")));
-    requests.push_back(end(stored[2].order_id, "pending", attempt(503, "retry", "busy")));
+    requests.push_back(
+        end(stored[1].order_id, JobState::rejected, attempt(422, AttemptOutcome::rejected, "unknown product")));
+    requests.push_back(end(stored[2].order_id, JobState::pending, attempt(503, AttemptOutcome::retry, "busy")));
     requests.back().result.delay = std::chrono::milliseconds(60'000);
     std::vector<FinishOutcome> owned(requests.size());
     std::vector<std::exception_ptr> errors(requests.size());

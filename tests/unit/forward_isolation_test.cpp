@@ -176,24 +176,24 @@ TEST_CASE("policy: the verdict decides the job's next state", "[forward]") {
     Classified slow_down{Verdict::retry, "POS answered 429: slow down", "", std::chrono::seconds(90)};
 
     auto d = decide(delivered, 1, 0);
-    CHECK(d.state == "delivered");
+    CHECK(d.state == JobState::delivered);
     CHECK(d.pos_order_id == "POS-7");
     CHECK(d.error.empty());
     d = decide(rejected, 1, 0);
-    CHECK(d.state == "rejected");
+    CHECK(d.state == JobState::rejected);
     CHECK(d.error == "POS answered 422: unknown item");
-    CHECK(decide(unauthorized, 3, 0).state == "auth_failed");
+    CHECK(decide(unauthorized, 3, 0).state == JobState::auth_failed);
     d = decide(retry, 1, 0);
-    CHECK(d.state == "pending");
+    CHECK(d.state == JobState::pending);
     CHECK(d.delay == 1000ms);
     CHECK(d.error == "read_timeout: no answer");
     CHECK(decide(retry, 4, 0).delay == 8000ms);
     CHECK(decide(slow_down, 1, 0).delay == 90000ms);  // Retry-After beyond the back-off
-    CHECK(decide(retry, kMaxAttempts - 1, 0).state == "pending");
+    CHECK(decide(retry, kMaxAttempts - 1, 0).state == JobState::pending);
     d = decide(retry, kMaxAttempts, 0);
-    CHECK(d.state == "dead");
+    CHECK(d.state == JobState::dead);
     CHECK(d.error == "gave up after 12 attempts: read_timeout: no answer");
-    CHECK(decide(delivered, kMaxAttempts, 0).state == "delivered");  // the last attempt may still succeed
+    CHECK(decide(delivered, kMaxAttempts, 0).state == JobState::delivered);  // the last attempt may still succeed
 }
 
 TEST_CASE("policy: a login that got no answer is retried later, a refused one is not", "[forward]") {
