@@ -25,15 +25,15 @@ namespace {
 
 // name, env after the prefix, placeholder, default, help: the options behind ServiceConfig after --database-url.
 constexpr std::array<config::OptionRow, 9> kServiceOptions{{
-    {"listen", "LISTEN", "ADDR", {}, "listen address"},
+    {"listen", "LISTEN", "ADDR", std::nullopt, "listen address"},
     {"max-body-bytes", "MAX_BODY_BYTES", "N", "1048576", "larger bodies get 413"},
     {"request-timeout", "REQUEST_TIMEOUT_MS", "MS", "30000", "milliseconds a client has to send a whole request"},
     {"max-connections", "MAX_CONNECTIONS", "N", "4096", "open connections at most"},
     {"io-threads", "IO_THREADS", "N", "1", "network threads"},
     {"db-workers", "DB_WORKERS", "N", "4", "database connections and threads"},
     {"log-format", "LOG_FORMAT", "FORMAT", "json", "json or text"},
-    {"tls-cert", "TLS_CERT", "FILE", {}, "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key"},
-    {"tls-key", "TLS_KEY", "FILE", {}, "PEM private key of --tls-cert"},
+    {"tls-cert", "TLS_CERT", "FILE", std::nullopt, "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key"},
+    {"tls-key", "TLS_KEY", "FILE", std::nullopt, "PEM private key of --tls-cert"},
 }};
 
 }  // namespace

@@ -40,17 +40,11 @@ namespace {
 
 // name, env after ORDERHUB_, placeholder, default, help: the flags of orderhub serve after the service's own.
 constexpr std::array<common::config::OptionRow, 20> kHubServeOptions{{
-    {"admin-listen",
-     "ADMIN_LISTEN",
-     "ADDR",
-     {},
+    {"admin-listen", "ADMIN_LISTEN", "ADDR", std::nullopt,
      "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); when set, the main "
      "listener no longer serves /metrics"},
     {"role", "", "ROLE", "all", "all, api (webhooks only) or forwarder (delivery to POS only)"},
-    {"public-url",
-     "PUBLIC_URL",
-     "URL",
-     {},
+    {"public-url", "PUBLIC_URL", "URL", std::nullopt,
      "base of the webhook URLs (default http:// + listen address); https:// makes the dashboard's cookie Secure and "
      "adds HSTS (TLS ended by a proxy)"},
     {"dashboard-session-check", "DASHBOARD_SESSION_CHECK", "DURATION", "15s",
