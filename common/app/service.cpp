@@ -1,5 +1,6 @@
 #include "common/app/service.hpp"
 
+#include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -20,50 +21,32 @@ config::OptionSpec database_option(const std::string& prefix) {
         .name = "database-url", .env = prefix + "_DATABASE_URL", .help = "libpq connection URI", .placeholder = "URL"};
 }
 
+namespace {
+
+// name, env after the prefix, placeholder, default, help: the options behind ServiceConfig after --database-url.
+constexpr std::array<config::OptionRow, 9> kServiceOptions{{
+    {"listen", "LISTEN", "ADDR", std::nullopt, "listen address"},
+    {"max-body-bytes", "MAX_BODY_BYTES", "N", "1048576", "larger bodies get 413"},
+    {"request-timeout", "REQUEST_TIMEOUT_MS", "MS", "30000", "milliseconds a client has to send a whole request"},
+    {"max-connections", "MAX_CONNECTIONS", "N", "4096", "open connections at most"},
+    {"io-threads", "IO_THREADS", "N", "1", "network threads"},
+    {"db-workers", "DB_WORKERS", "N", "4", "database connections and threads"},
+    {"log-format", "LOG_FORMAT", "FORMAT", "json", "json or text"},
+    {"tls-cert", "TLS_CERT", "FILE", std::nullopt, "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key"},
+    {"tls-key", "TLS_KEY", "FILE", std::nullopt, "PEM private key of --tls-cert"},
+}};
+
+}  // namespace
+
 std::vector<config::OptionSpec> service_options(const std::string& prefix, const std::string& default_listen) {
-    return {
-        database_option(prefix),
-        {.name = "listen",
-         .env = prefix + "_LISTEN",
-         .help = "listen address",
-         .placeholder = "ADDR",
-         .default_value = default_listen},
-        {.name = "max-body-bytes",
-         .env = prefix + "_MAX_BODY_BYTES",
-         .help = "larger bodies get 413",
-         .placeholder = "N",
-         .default_value = "1048576"},
-        {.name = "request-timeout",
-         .env = prefix + "_REQUEST_TIMEOUT_MS",
-         .help = "milliseconds a client has to send a whole request",
-         .placeholder = "MS",
-         .default_value = "30000"},
-        {.name = "max-connections",
-         .env = prefix + "_MAX_CONNECTIONS",
-         .help = "open connections at most",
-         .placeholder = "N",
-         .default_value = "4096"},
-        {.name = "io-threads",
-         .env = prefix + "_IO_THREADS",
-         .help = "network threads",
-         .placeholder = "N",
-         .default_value = "1"},
-        {.name = "db-workers",
-         .env = prefix + "_DB_WORKERS",
-         .help = "database connections and threads",
-         .placeholder = "N",
-         .default_value = "4"},
-        {.name = "log-format",
-         .env = "ORDERHUB_LOG_FORMAT",
-         .help = "json or text",
-         .placeholder = "FORMAT",
-         .default_value = "json"},
-        {.name = "tls-cert",
-         .env = prefix + "_TLS_CERT",
-         .help = "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key",
-         .placeholder = "FILE"},
-        {.name = "tls-key", .env = prefix + "_TLS_KEY", .help = "PEM private key of --tls-cert", .placeholder = "FILE"},
-    };
+    auto specs = config::option_specs(kServiceOptions, prefix);
+    for (auto& spec : specs) {
+        if (spec.name == "listen") spec.default_value = default_listen;
+        // Both programs read the one ORDERHUB_LOG_FORMAT.
+        if (spec.name == "log-format") spec.env = "ORDERHUB_LOG_FORMAT";
+    }
+    specs.insert(specs.begin(), database_option(prefix));
+    return specs;
 }
 
 std::string require_database_url(const config::ParsedArgs& args, const std::string& prefix) {

@@ -14,6 +14,20 @@ EnvLookup process_env() {
     };
 }
 
+std::vector<OptionSpec> option_specs(std::span<const OptionRow> rows, std::string_view env_prefix) {
+    std::vector<OptionSpec> specs;
+    specs.reserve(rows.size());
+    for (const auto& row : rows) {
+        OptionSpec& spec = specs.emplace_back();
+        spec.name = row.name;
+        if (!row.env.empty()) spec.env = std::string(env_prefix).append(1, '_').append(row.env);
+        spec.help = row.help;
+        spec.placeholder = row.placeholder;
+        if (row.default_value) spec.default_value = std::string(*row.default_value);
+    }
+    return specs;
+}
+
 std::optional<std::string> ParsedArgs::get(const std::string& name) const {
     auto it = values.find(name);
     if (it == values.end() || it->second.empty()) return std::nullopt;

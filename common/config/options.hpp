@@ -24,6 +24,19 @@ struct OptionSpec {
     bool is_switch() const { return placeholder.empty(); }
 };
 
+/// An option as a row of constant data, for a command's table of options. `env` is the variable's name after the
+/// program's prefix ("LISTEN" for ORDERHUB_LISTEN), empty for none; no default for an empty `default_value`.
+struct OptionRow {
+    std::string_view name;
+    std::string_view env;
+    std::string_view placeholder;
+    std::optional<std::string_view> default_value;
+    std::string_view help;
+};
+
+/// The options of a table of rows, in its order; `env_prefix` ("ORDERHUB") and "_" come before each row's env.
+std::vector<OptionSpec> option_specs(std::span<const OptionRow> rows, std::string_view env_prefix);
+
 /// Looks an environment variable up; injectable so tests need no real environment.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 

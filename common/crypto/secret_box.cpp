@@ -34,6 +34,27 @@ void cleanse(std::string& text) {
     text.clear();
 }
 
+// AES-256-GCM over `in` into `out` (as many bytes) in one direction, with `associated_data` authenticated too.
+// Encrypting, the tag is written to `tag`; decrypting, `tag` is checked when the text ends and a mismatch is a
+// failure. Returns false on any failure.
+bool aes_256_gcm(bool encrypt, const unsigned char* key, std::string_view nonce, std::string_view associated_data,
+                 std::string_view in, unsigned char* out, unsigned char* tag) {
+    const CipherCtx ctx(EVP_CIPHER_CTX_new());
+    const int enc = encrypt ? 1 : 0;
+    int length = 0;
+    int final_length = 0;
+    return ctx && EVP_CipherInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr, enc) == 1 &&
+           EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kNonceBytes), nullptr) == 1 &&
+           EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, key, bytes_of(nonce), enc) == 1 &&
+           (associated_data.empty() || EVP_CipherUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),
+                                                        static_cast<int>(associated_data.size())) == 1) &&
+           EVP_CipherUpdate(ctx.get(), out, &length, bytes_of(in), static_cast<int>(in.size())) == 1 &&
+           (encrypt || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), tag) == 1) &&
+           EVP_CipherFinal_ex(ctx.get(), out + length, &final_length) == 1 &&
+           static_cast<std::size_t>(length) + static_cast<std::size_t>(final_length) == in.size() &&
+           (!encrypt || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes), tag) == 1);
+}
+
 }  // namespace
 
 std::optional<SecretBox> SecretBox::from_hex(std::string_view hex_key) {
@@ -68,20 +89,7 @@ std::string SecretBox::seal(std::string_view plaintext, std::string_view associa
     std::string sealed(plaintext.size() + kTagBytes, '\0');
     auto* out = reinterpret_cast<unsigned char*>(sealed.data());
 
-    const CipherCtx ctx(EVP_CIPHER_CTX_new());
-    int length = 0;
-    int final_length = 0;
-    const bool ok =
-        ctx && EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
-        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kNonceBytes), nullptr) == 1 &&
-        EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), bytes_of(nonce)) == 1 &&
-        (associated_data.empty() || EVP_EncryptUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),
-                                                      static_cast<int>(associated_data.size())) == 1) &&
-        EVP_EncryptUpdate(ctx.get(), out, &length, bytes_of(plaintext), static_cast<int>(plaintext.size())) == 1 &&
-        EVP_EncryptFinal_ex(ctx.get(), out + length, &final_length) == 1 &&
-        static_cast<std::size_t>(length) + static_cast<std::size_t>(final_length) == plaintext.size() &&
-        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes), out + plaintext.size()) == 1;
-    if (!ok) {
+    if (!aes_256_gcm(true, key_.data(), nonce, associated_data, plaintext, out, out + plaintext.size())) {
         throw std::runtime_error("AES-256-GCM seal failed");
     }
     std::string result(kVersionPrefix);
@@ -109,22 +117,10 @@ std::optional<std::string> SecretBox::open(std::string_view sealed, std::string_
     std::copy(body->begin() + static_cast<std::ptrdiff_t>(text_size), body->end(), tag.begin());
 
     std::string plaintext(text_size, '\0');
-    const CipherCtx ctx(EVP_CIPHER_CTX_new());
-    int length = 0;
-    int final_length = 0;
-    // The final call checks the tag: on any mismatch the plaintext is discarded.
+    // The tag is checked when the text ends: on any mismatch the plaintext is discarded.
     const bool ok =
-        ctx && EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
-        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kNonceBytes), nullptr) == 1 &&
-        EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), bytes_of(*nonce)) == 1 &&
-        (associated_data.empty() || EVP_DecryptUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),
-                                                      static_cast<int>(associated_data.size())) == 1) &&
-        EVP_DecryptUpdate(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()), &length, bytes_of(*body),
-                          static_cast<int>(text_size)) == 1 &&
-        EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), tag.data()) == 1 &&
-        EVP_DecryptFinal_ex(ctx.get(), reinterpret_cast<unsigned char*>(plaintext.data()) + length, &final_length) >
-            0 &&
-        static_cast<std::size_t>(length) + static_cast<std::size_t>(final_length) == text_size;
+        aes_256_gcm(false, key_.data(), *nonce, associated_data, std::string_view(*body).substr(0, text_size),
+                    reinterpret_cast<unsigned char*>(plaintext.data()), tag.data());
     if (!ok) {
         cleanse(plaintext);
         return std::nullopt;

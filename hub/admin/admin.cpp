@@ -99,6 +99,14 @@ int print_change(const common::config::ParsedArgs& args,
     return 0;
 }
 
+std::function<int(const common::config::ParsedArgs&)> change_by_id(
+    std::string what, std::function<boost::json::object(pqxx::transaction_base&, const std::string&)> change) {
+    return [what = std::move(what), change = std::move(change)](const common::config::ParsedArgs& args) {
+        const std::string id = one_positional(args, what);
+        return print_change(args, [&](pqxx::transaction_base& tx) { return change(tx, id); });
+    };
+}
+
 int print_listing(const common::config::ParsedArgs& args, const std::vector<std::string>& columns,
                   const std::function<boost::json::array(pqxx::transaction_base&)>& read) {
     auto conn = connect(args);

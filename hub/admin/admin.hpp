@@ -84,6 +84,11 @@ std::int64_t list_limit(const common::config::ParsedArgs& args);
 int print_change(const common::config::ParsedArgs& args,
                  const std::function<boost::json::object(pqxx::transaction_base&)>& change);
 
+/// The run function of a command that changes the one thing its single positional argument names (`what`: "user
+/// id"): print_change of `change(tx, id)`.
+std::function<int(const common::config::ParsedArgs&)> change_by_id(
+    std::string what, std::function<boost::json::object(pqxx::transaction_base&, const std::string&)> change);
+
 /// Runs `read` in a read-only transaction of a new connection and prints its rows as a table of `columns` (JSON
 /// with --json). Returns the exit code 0.
 int print_listing(const common::config::ParsedArgs& args, const std::vector<std::string>& columns,

@@ -18,11 +18,6 @@ int list(const ParsedArgs& args) {
     return print_listing(args, {"id", "name", "read_only", "created_at", "revoked_at"}, list_admin_tokens);
 }
 
-int revoke(const ParsedArgs& args) {
-    const std::string id = one_positional(args, "admin token id");
-    return print_change(args, [&](pqxx::transaction_base& tx) { return revoke_admin_token(tx, id); });
-}
-
 }  // namespace
 
 std::vector<common::cli::Command> admin_token_commands() {
@@ -32,7 +27,8 @@ std::vector<common::cli::Command> admin_token_commands() {
                    {{.name = "name", .help = "whose token it is (the actor of its changes)", .placeholder = "NAME"},
                     {.name = "read-only", .help = "the token may only GET"}}),
         db_command({"admin-token", "list"}, "tokens of the operator HTTP API (never the tokens)", "", list),
-        db_command({"admin-token", "revoke"}, "revoke a token: the API refuses it from then on", "ID", revoke),
+        db_command({"admin-token", "revoke"}, "revoke a token: the API refuses it from then on", "ID",
+                   change_by_id("admin token id", revoke_admin_token)),
     };
 }
 

@@ -74,11 +74,6 @@ int rotate_secret(const ParsedArgs& args) {
     return print_change(args, [&](pqxx::transaction_base& tx) { return rotate_partner_secret(tx, box, id, grace); });
 }
 
-int disable(const ParsedArgs& args) {
-    const std::string id = one_positional(args, "partner id");
-    return print_change(args, [&](pqxx::transaction_base& tx) { return disable_partner(tx, id); });
-}
-
 int limit(const ParsedArgs& args) {
     const std::string id = one_positional(args, "partner id");
     std::optional<long long> rate, burst;  // none: back to the hub's default
@@ -122,7 +117,8 @@ std::vector<common::cli::Command> partner_commands() {
             {{.name = "per-second", .help = "requests per second", .placeholder = "N"},
              {.name = "burst", .help = "requests at once above the rate (default: twice the rate)", .placeholder = "N"},
              {.name = "default", .help = "use the hub's default limit again"}}),
-        db_command({"partner", "disable"}, "disable a partner: its URL answers 404", "ID", disable),
+        db_command({"partner", "disable"}, "disable a partner: its URL answers 404", "ID",
+                   change_by_id("partner id", disable_partner)),
     };
 }
 

@@ -107,11 +107,6 @@ boost::json::object disable_user(pqxx::transaction_base& tx, const std::string& 
     return {{"id", id}, {"disabled", true}, {"sessions_ended", ended.affected_rows()}};
 }
 
-int user_disable(const ParsedArgs& args) {
-    const std::string id = one_positional(args, "user id");
-    return print_change(args, [&](pqxx::transaction_base& tx) { return disable_user(tx, id); });
-}
-
 }  // namespace
 
 std::vector<common::cli::Command> user_commands() {
@@ -127,7 +122,8 @@ std::vector<common::cli::Command> user_commands() {
                      .placeholder = "X",
                      .repeatable = true}}),
         db_command({"user", "list"}, "dashboard users and their scope (never their password hashes)", "", user_list),
-        db_command({"user", "disable"}, "turns a dashboard user off and ends their sessions", "ID", user_disable),
+        db_command({"user", "disable"}, "turns a dashboard user off and ends their sessions", "ID",
+                   change_by_id("user id", disable_user)),
     };
 }
 

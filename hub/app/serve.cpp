@@ -128,63 +128,7 @@ int serve(const common::config::ParsedArgs& args) {
 
 common::cli::Command serve_command() {
     auto options = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
-    options.push_back({.name = "admin-listen",
-                       .env = "ORDERHUB_ADMIN_LISTEN",
-                       .help = "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); "
-                               "when set, the main listener no longer serves /metrics",
-                       .placeholder = "ADDR"});
-    options.push_back({.name = "role",
-                       .help = "all, api (webhooks only) or forwarder (delivery to POS only)",
-                       .placeholder = "ROLE",
-                       .default_value = "all"});
-    options.push_back({.name = "public-url",
-                       .env = "ORDERHUB_PUBLIC_URL",
-                       .help = "base of the webhook URLs (default http:// + listen address); https:// makes the "
-                               "dashboard's cookie Secure and adds HSTS (TLS ended by a proxy)",
-                       .placeholder = "URL"});
-    options.push_back({.name = "dashboard-session-check",
-                       .env = "ORDERHUB_DASHBOARD_SESSION_CHECK",
-                       .help = "how often an open dashboard event stream checks its session and scope again, "
-                               "however busy (1s to 15s)",
-                       .placeholder = "DURATION",
-                       .default_value = "15s"});
-    options.push_back({.name = "pos-environment",
-                       .env = "ORDERHUB_POS_ENVIRONMENT",
-                       .help = "which POS connections (`pos set --environment`) this hub delivers to",
-                       .placeholder = "ENV",
-                       .default_value = "production"});
-    options.push_back({.name = "rate-limit-per-second",
-                       .env = "ORDERHUB_RATE_LIMIT_PER_SECOND",
-                       .help = "webhook requests per second per partner (default for `partner limit`)",
-                       .placeholder = "N",
-                       .default_value = "1000"});
-    options.push_back({.name = "rate-limit-burst",
-                       .env = "ORDERHUB_RATE_LIMIT_BURST",
-                       .help = "requests a partner may send at once above the rate",
-                       .placeholder = "N",
-                       .default_value = "2000"});
-    options.push_back({.name = "admin-api-per-second",
-                       .env = "ORDERHUB_ADMIN_API_PER_SECOND",
-                       .help = "requests per second an admin token may make (operator HTTP API)",
-                       .placeholder = "N",
-                       .default_value = "20"});
-    options.push_back({.name = "admin-api-burst",
-                       .env = "ORDERHUB_ADMIN_API_BURST",
-                       .help = "requests an admin token may make at once above the rate",
-                       .placeholder = "N",
-                       .default_value = "40"});
-    for (auto& o : forward_option_specs()) options.push_back(std::move(o));
-    options.push_back({.name = "db-statement-timeout-ms",
-                       .env = "ORDERHUB_DB_STATEMENT_TIMEOUT_MS",
-                       .help = "PostgreSQL statement_timeout of the service's connections: a longer statement is "
-                               "cancelled and its request answered 503",
-                       .placeholder = "MS",
-                       .default_value = "30000"});
-    options.push_back({.name = "db-queue-timeout-ms",
-                       .env = "ORDERHUB_DB_QUEUE_TIMEOUT_MS",
-                       .help = "how long a request may wait for a database worker before it is answered 503",
-                       .placeholder = "MS",
-                       .default_value = "10000"});
+    for (auto& spec : serve_option_specs()) options.push_back(std::move(spec));
     options.push_back(forward::secret_key_option());
     return {{"serve"},
             "run the webhook listener and the forwarder",

@@ -1,5 +1,7 @@
 #include "hub/app/serve_options.hpp"
 
+#include <array>
+
 #include "common/app/service.hpp"
 #include "common/cli/cli.hpp"
 #include "hub/dashboard/queries.hpp"
@@ -34,58 +36,57 @@ common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, c
         .queue_timeout = std::chrono::milliseconds(number_setting(args, "db-queue-timeout-ms", 100, 600'000))};
 }
 
-std::vector<common::config::OptionSpec> forward_option_specs() {
-    std::vector<common::config::OptionSpec> specs;
-    specs.push_back({.name = "forward-concurrency",
-                     .env = "ORDERHUB_FORWARD_CONCURRENCY",
-                     .help = "deliveries to POS systems at once, all hosts together",
-                     .placeholder = "N",
-                     .default_value = "512"});
-    specs.push_back({.name = "forward-per-host",
-                     .env = "ORDERHUB_FORWARD_PER_HOST",
-                     .help = "deliveries at once to one POS host (scheme, host, port) at most, its bulkhead; "
-                             "halved while it answers 429 or 503 or times out, then raised again",
-                     .placeholder = "N",
-                     .default_value = "64"});
-    specs.push_back({.name = "forward-timeout-ms",
-                     .env = "ORDERHUB_FORWARD_TIMEOUT_MS",
-                     .help = "how long to wait for a POS answer",
-                     .placeholder = "MS",
-                     .default_value = "15000"});
-    specs.push_back({.name = "forward-connect-timeout-ms",
-                     .env = "ORDERHUB_FORWARD_CONNECT_TIMEOUT_MS",
-                     .help = "how long to wait for a POS connection (name resolution and TCP connect)",
-                     .placeholder = "MS",
-                     .default_value = "5000"});
-    specs.push_back({.name = "forward-breaker-failures",
-                     .env = "ORDERHUB_FORWARD_BREAKER_FAILURES",
-                     .help = "consecutive failures (refused, time-out, 502, 503, 504) that open a POS host's "
-                             "circuit breaker: nothing more is sent there but one probe at a time",
-                     .placeholder = "N",
-                     .default_value = "5"});
-    specs.push_back({.name = "forward-breaker-probe-ms",
-                     .env = "ORDERHUB_FORWARD_BREAKER_PROBE_MS",
-                     .help = "from a breaker's opening to its first probe delivery; doubles after each failed probe",
-                     .placeholder = "MS",
-                     .default_value = "5000"});
-    specs.push_back({.name = "forward-breaker-probe-max-ms",
-                     .env = "ORDERHUB_FORWARD_BREAKER_PROBE_MAX_MS",
-                     .help = "the longest wait between two probes of an open breaker",
-                     .placeholder = "MS",
-                     .default_value = "60000"});
-    specs.push_back({.name = "forward-give-up-after",
-                     .env = "ORDERHUB_FORWARD_GIVE_UP_AFTER",
-                     .help = "a job still undelivered this long after it was due becomes dead, breaker or not "
-                             "(90s, 30m, 2h)",
-                     .placeholder = "DURATION",
-                     .default_value = "30m"});
-    specs.push_back({.name = "forward-lease-seconds",
-                     .env = "ORDERHUB_FORWARD_LEASE_SECONDS",
-                     .help = "how long a claimed job stays with this forwarder; a forwarder that dies loses its "
-                             "jobs after this (keep it above the POS time-outs)",
-                     .placeholder = "S",
-                     .default_value = "120"});
-    return specs;
+namespace {
+
+// name, env after ORDERHUB_, placeholder, default, help: the flags of orderhub serve after the service's own.
+constexpr std::array<common::config::OptionRow, 20> kHubServeOptions{{
+    {"admin-listen", "ADMIN_LISTEN", "ADDR", std::nullopt,
+     "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); when set, the main "
+     "listener no longer serves /metrics"},
+    {"role", "", "ROLE", "all", "all, api (webhooks only) or forwarder (delivery to POS only)"},
+    {"public-url", "PUBLIC_URL", "URL", std::nullopt,
+     "base of the webhook URLs (default http:// + listen address); https:// makes the dashboard's cookie Secure and "
+     "adds HSTS (TLS ended by a proxy)"},
+    {"dashboard-session-check", "DASHBOARD_SESSION_CHECK", "DURATION", "15s",
+     "how often an open dashboard event stream checks its session and scope again, however busy (1s to 15s)"},
+    {"pos-environment", "POS_ENVIRONMENT", "ENV", "production",
+     "which POS connections (`pos set --environment`) this hub delivers to"},
+    {"rate-limit-per-second", "RATE_LIMIT_PER_SECOND", "N", "1000",
+     "webhook requests per second per partner (default for `partner limit`)"},
+    {"rate-limit-burst", "RATE_LIMIT_BURST", "N", "2000", "requests a partner may send at once above the rate"},
+    {"admin-api-per-second", "ADMIN_API_PER_SECOND", "N", "20",
+     "requests per second an admin token may make (operator HTTP API)"},
+    {"admin-api-burst", "ADMIN_API_BURST", "N", "40", "requests an admin token may make at once above the rate"},
+    {"forward-concurrency", "FORWARD_CONCURRENCY", "N", "512", "deliveries to POS systems at once, all hosts together"},
+    {"forward-per-host", "FORWARD_PER_HOST", "N", "64",
+     "deliveries at once to one POS host (scheme, host, port) at most, its bulkhead; halved while it answers 429 or "
+     "503 or times out, then raised again"},
+    {"forward-timeout-ms", "FORWARD_TIMEOUT_MS", "MS", "15000", "how long to wait for a POS answer"},
+    {"forward-connect-timeout-ms", "FORWARD_CONNECT_TIMEOUT_MS", "MS", "5000",
+     "how long to wait for a POS connection (name resolution and TCP connect)"},
+    {"forward-breaker-failures", "FORWARD_BREAKER_FAILURES", "N", "5",
+     "consecutive failures (refused, time-out, 502, 503, 504) that open a POS host's circuit breaker: nothing more "
+     "is sent there but one probe at a time"},
+    {"forward-breaker-probe-ms", "FORWARD_BREAKER_PROBE_MS", "MS", "5000",
+     "from a breaker's opening to its first probe delivery; doubles after each failed probe"},
+    {"forward-breaker-probe-max-ms", "FORWARD_BREAKER_PROBE_MAX_MS", "MS", "60000",
+     "the longest wait between two probes of an open breaker"},
+    {"forward-give-up-after", "FORWARD_GIVE_UP_AFTER", "DURATION", "30m",
+     "a job still undelivered this long after it was due becomes dead, breaker or not (90s, 30m, 2h)"},
+    {"forward-lease-seconds", "FORWARD_LEASE_SECONDS", "S", "120",
+     "how long a claimed job stays with this forwarder; a forwarder that dies loses its jobs after this (keep it "
+     "above the POS time-outs)"},
+    {"db-statement-timeout-ms", "DB_STATEMENT_TIMEOUT_MS", "MS", "30000",
+     "PostgreSQL statement_timeout of the service's connections: a longer statement is cancelled and its request "
+     "answered 503"},
+    {"db-queue-timeout-ms", "DB_QUEUE_TIMEOUT_MS", "MS", "10000",
+     "how long a request may wait for a database worker before it is answered 503"},
+}};
+
+}  // namespace
+
+std::vector<common::config::OptionSpec> serve_option_specs() {
+    return common::config::option_specs(kHubServeOptions, "ORDERHUB");
 }
 
 forward::ForwarderOptions forwarder_options(const common::config::ParsedArgs& args, const std::string& database_url) {

@@ -25,8 +25,9 @@ std::string public_base_url(const common::config::ParsedArgs& args);
 common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, const std::string& database_url,
                                        std::size_t workers, common::metrics::Histogram& queue_wait);
 
-/// The forwarder's flags: concurrency, bulkhead, time-outs, breaker, give-up time and lease.
-std::vector<common::config::OptionSpec> forward_option_specs();
+/// The flags of `serve` after the service's own: listeners, role, dashboard, rate limits, the forwarder's
+/// (concurrency, bulkhead, time-outs, breaker, give-up time, lease) and the database time-outs.
+std::vector<common::config::OptionSpec> serve_option_specs();
 
 /// The forwarder's settings from those flags; a UserError for a value out of range or a lease shorter than one
 /// POS exchange can take. `database_url` is for its LISTEN connection.

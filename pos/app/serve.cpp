@@ -1,5 +1,6 @@
 #include "pos/app/serve.hpp"
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 
 #include "common/app/service.hpp"
@@ -37,25 +38,20 @@ int serve(const common::config::ParsedArgs& args) {
                                          {.on_reload = common::app::reload_tls_on_hup(server)});
 }
 
+// name, env after ORDERPOS_, placeholder, default, help: the flags of orderpos serve after the service's own.
+constexpr std::array<common::config::OptionRow, 3> kPosServeOptions{{
+    {"hash-threads", "HASH_THREADS", "N", "2", "threads that check login passwords (PBKDF2)"},
+    {"max-pending-logins", "MAX_PENDING_LOGINS", "N", "32",
+     "logins checked or waiting for a hash thread at once; more get 503 busy"},
+    {"token-lifetime", "TOKEN_LIFETIME", "DURATION", "12h",
+     "how long a token from /api/login is accepted (90s, 30m, 12h; at most 30 days)"},
+}};
+
 }  // namespace
 
 common::cli::Command serve_command() {
     auto options = common::app::service_options("ORDERPOS", "127.0.0.1:9090");
-    options.push_back({.name = "hash-threads",
-                       .env = "ORDERPOS_HASH_THREADS",
-                       .help = "threads that check login passwords (PBKDF2)",
-                       .placeholder = "N",
-                       .default_value = "2"});
-    options.push_back({.name = "max-pending-logins",
-                       .env = "ORDERPOS_MAX_PENDING_LOGINS",
-                       .help = "logins checked or waiting for a hash thread at once; more get 503 busy",
-                       .placeholder = "N",
-                       .default_value = "32"});
-    options.push_back({.name = "token-lifetime",
-                       .env = "ORDERPOS_TOKEN_LIFETIME",
-                       .help = "how long a token from /api/login is accepted (90s, 30m, 12h; at most 30 days)",
-                       .placeholder = "DURATION",
-                       .default_value = "12h"});
+    for (auto& spec : common::config::option_specs(kPosServeOptions, "ORDERPOS")) options.push_back(std::move(spec));
     return {{"serve"},
             "serve POST /api/login, POST /api/orders, /healthz and /readyz",
             "[--listen ADDR]",

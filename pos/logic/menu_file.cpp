@@ -72,14 +72,24 @@ private:
         }
     }
 
-    // A non-empty string of at most kMaxIdLength characters at `path`; nullopt (reported) otherwise.
-    std::optional<std::string> identifier(const json::value* value, const std::string& path) {
+    // `value` when it is present (not null) and `is_kind` holds for it; nullptr after reporting "required" or
+    // `wrong_kind` at `path` otherwise.
+    const json::value* required_kind(const json::value* value, const std::string& path,
+                                     bool (json::value::*is_kind)() const noexcept, std::string_view wrong_kind) {
         if (value == nullptr || value->is_null()) {
             error(path, "required");
-            return std::nullopt;
+            return nullptr;
         }
-        if (!value->is_string()) {
-            error(path, "must be a string");
+        if (!(value->*is_kind)()) {
+            error(path, wrong_kind);
+            return nullptr;
+        }
+        return value;
+    }
+
+    // A non-empty string of at most kMaxIdLength characters at `path`; nullopt (reported) otherwise.
+    std::optional<std::string> identifier(const json::value* value, const std::string& path) {
+        if (required_kind(value, path, &json::value::is_string, "must be a string") == nullptr) {
             return std::nullopt;
         }
         const std::string_view text = value->get_string();
@@ -136,12 +146,7 @@ private:
     std::optional<Money> price_of(const json::object& item, const std::string& path) {
         const json::value* value = item.if_contains("price");
         const std::string price_path = path + "/price";
-        if (value == nullptr || value->is_null()) {
-            error(price_path, "required");
-            return std::nullopt;
-        }
-        if (!value->is_number()) {
-            error(price_path, "must be a number");
+        if (required_kind(value, price_path, &json::value::is_number, "must be a number") == nullptr) {
             return std::nullopt;
         }
         if (value->to_number<double>() < 0) {
@@ -261,12 +266,7 @@ private:
                                                         const std::optional<std::string>& brand) {
         const std::string list_path = path + "/branches";
         const json::value* value = item.if_contains("branches");
-        if (value == nullptr || value->is_null()) {
-            error(list_path, "required");
-            return std::nullopt;
-        }
-        if (!value->is_array()) {
-            error(list_path, "must be an array");
+        if (required_kind(value, list_path, &json::value::is_array, "must be an array") == nullptr) {
             return std::nullopt;
         }
         std::vector<std::string> result;

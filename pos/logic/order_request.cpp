@@ -45,6 +45,18 @@ public:
         return value != nullptr && !value->is_null() ? value : nullptr;
     }
 
+    // The field's value when it is present and `is_kind` holds for it; nullptr when it is absent, or (`message`
+    // recorded) of another kind.
+    const json::value* find_kind(std::string_view field, bool (json::value::*is_kind)() const noexcept,
+                                 std::string message) {
+        const json::value* value = find(field);
+        if (value != nullptr && !(value->*is_kind)()) {
+            fail(field, std::move(message));
+            return nullptr;
+        }
+        return value;
+    }
+
     // Records `message` with Laravel's `:attribute` placeholder replaced by the field's display name.
     void fail(std::string_view field, std::string message) {
         const std::string name = key(field);
@@ -76,12 +88,8 @@ public:
     }
 
     std::optional<std::string> optional_string(std::string_view field, std::size_t max_length) {
-        const json::value* value = find(field);
+        const json::value* value = find_kind(field, &json::value::is_string, "The :attribute must be a string.");
         if (value == nullptr) {
-            return std::nullopt;
-        }
-        if (!value->is_string()) {
-            fail(field, "The :attribute must be a string.");
             return std::nullopt;
         }
         return checked_length(field, value->get_string(), max_length);
@@ -145,12 +153,8 @@ public:
 
     // The field as an array of at most `max_items`; nullptr (error recorded) when it is something else.
     const json::array* array(std::string_view field, std::size_t max_items) {
-        const json::value* value = find(field);
+        const json::value* value = find_kind(field, &json::value::is_array, "The :attribute must be an array.");
         if (value == nullptr) {
-            return nullptr;
-        }
-        if (!value->is_array()) {
-            fail(field, "The :attribute must be an array.");
             return nullptr;
         }
         if (value->get_array().size() > max_items) {
@@ -217,12 +221,9 @@ OrderProduct read_product(const json::object& object, const std::string& prefix,
 }
 
 std::optional<OrderCustomer> read_customer(FieldReader& reader) {
-    const json::value* value = reader.find("customer");
+    const json::value* value =
+        reader.find_kind("customer", &json::value::is_object, "The :attribute must be an object.");
     if (value == nullptr) {
-        return std::nullopt;
-    }
-    if (!value->is_object()) {
-        reader.fail("customer", "The :attribute must be an object.");
         return std::nullopt;
     }
     FieldReader customer_reader(value->get_object(), "customer", reader.errors());
@@ -233,12 +234,8 @@ std::optional<OrderCustomer> read_customer(FieldReader& reader) {
 }
 
 OrderStatus read_status(FieldReader& reader) {
-    const json::value* value = reader.find("status");
+    const json::value* value = reader.find_kind("status", &json::value::is_string, "The :attribute must be a string.");
     if (value == nullptr) {
-        return OrderStatus::pending;
-    }
-    if (!value->is_string()) {
-        reader.fail("status", "The :attribute must be a string.");
         return OrderStatus::pending;
     }
     const auto status = parse_order_status(value->get_string());
