@@ -14,57 +14,52 @@ constexpr std::int64_t kMaxLimit = 100000;
 }  // namespace
 
 boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id) {
+    // Columns are read by name: adding one to the SELECT cannot shift another.
     auto o = tx.exec_params(
-        "SELECT o.id, p.label, o.external_id, o.branch_id, o.brand_id, o.order_type, o.payment_method, o.note, "
-        "o.subtotal::text, o.tax::text, o.discount::text, o.total::text, o.is_schedule, " +
+        "SELECT o.id, p.label AS partner, o.external_id, o.branch_id, o.brand_id, o.order_type, o.payment_method, "
+        "o.note, o.subtotal::text AS subtotal, o.tax::text AS tax, o.discount::text AS discount, "
+        "o.total::text AS total, o.is_schedule, " +
             iso_utc("o.schedule_date") +
-            ", o.customer_name, o.customer_phone, o.customer_address, o.car_color, o.car_plate_number, "
-            "o.car_plate_letters, o.car_brand, o.delivery_status, " +
-            iso_utc("o.event_time") + ", " + iso_utc("o.created_at") +
-            ", j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") + ", o.request_id, o.test" +
+            " AS schedule_date, o.customer_name, o.customer_phone, o.customer_address, o.car_color, "
+            "o.car_plate_number, o.car_plate_letters, o.car_brand, o.delivery_status, " +
+            iso_utc("o.event_time") + " AS event_time, " + iso_utc("o.created_at") +
+            " AS created_at, j.state, j.attempts, j.pos_order_id, j.last_error, " + iso_utc("j.due_at") +
+            " AS due_at, o.request_id, o.test"
             " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
             "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
         id);
     if (o.empty()) throw Refusal(Refusal::Kind::not_found, "no order with id '" + id + "'");
     const auto& r = o[0];
+    auto text = [&r](const char* column) { return boost::json::value(r[column].c_str()); };
+    auto maybe = [&r](const char* column) { return nullable(r[column]); };
     boost::json::array items = hub::db::order_items_json(tx, id);
-    boost::json::object out{
-        {"id", r[0].c_str()},
-        {"partner", r[1].c_str()},
-        {"external_id", r[2].c_str()},
-        {"branch_id", r[3].c_str()},
-        {"brand_id", r[4].c_str()},
-        {"order_type", r[5].c_str()},
-        {"payment_method", r[6].c_str()},
-        {"note", r[7].c_str()},
-        {"subtotal", r[8].c_str()},
-        {"tax", r[9].c_str()},
-        {"discount", r[10].c_str()},
-        {"total", r[11].c_str()},
-        {"is_schedule", r[12].as<bool>()},
-        {"schedule_date", nullable(r[13])},
-        {"customer",
-         r[14].is_null()
-             ? boost::json::value(nullptr)
-             : boost::json::value({{"name", r[14].c_str()}, {"phone", r[15].c_str()}, {"address", nullable(r[16])}})},
-        {"car_data", r[17].is_null() ? boost::json::value(nullptr)
-                                     : boost::json::value({{"color", r[17].c_str()},
-                                                           {"plate_number", r[18].c_str()},
-                                                           {"plate_letters", r[19].c_str()},
-                                                           {"car_brand", r[20].c_str()}})},
-        {"delivery_status", r[21].c_str()},
-        {"event_time", r[22].c_str()},
-        {"created_at", r[23].c_str()},
-        {"request_id", nullable(r[29])},
-        {"test", r[30].as<bool>()},
-        {"forwarding",
-         {{"state", nullable(r[24])},
-          {"attempts", r[25].is_null() ? 0 : r[25].as<int>()},
-          {"pos_order_id", nullable(r[26])},
-          {"last_error", nullable(r[27])},
-          {"due_at", nullable(r[28])}}},
-        {"items", std::move(items)},
-    };
+    boost::json::object out;
+    for (const char* column : {"id", "partner", "external_id", "branch_id", "brand_id", "order_type",
+                               "payment_method", "note", "subtotal", "tax", "discount", "total"})
+        out[column] = text(column);
+    out["is_schedule"] = r["is_schedule"].as<bool>();
+    out["schedule_date"] = maybe("schedule_date");
+    out["customer"] = r["customer_name"].is_null()
+                          ? boost::json::value(nullptr)
+                          : boost::json::value({{"name", text("customer_name")},
+                                                {"phone", text("customer_phone")},
+                                                {"address", maybe("customer_address")}});
+    out["car_data"] = r["car_color"].is_null() ? boost::json::value(nullptr)
+                                               : boost::json::value({{"color", text("car_color")},
+                                                                     {"plate_number", text("car_plate_number")},
+                                                                     {"plate_letters", text("car_plate_letters")},
+                                                                     {"car_brand", text("car_brand")}});
+    out["delivery_status"] = text("delivery_status");
+    out["event_time"] = text("event_time");
+    out["created_at"] = text("created_at");
+    out["request_id"] = maybe("request_id");
+    out["test"] = r["test"].as<bool>();
+    out["forwarding"] = {{"state", maybe("state")},
+                         {"attempts", r["attempts"].is_null() ? 0 : r["attempts"].as<int>()},
+                         {"pos_order_id", maybe("pos_order_id")},
+                         {"last_error", maybe("last_error")},
+                         {"due_at", maybe("due_at")}};
+    out["items"] = std::move(items);
     return out;
 }
 

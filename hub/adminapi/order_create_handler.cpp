@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "common/crypto/uuid.hpp"
+#include "common/http/server.hpp"
 #include "hub/admin/order_create_rules.hpp"
 #include "hub/admin/refusal.hpp"
 #include "hub/adminapi/handlers.hpp"
@@ -20,6 +21,15 @@ using admin::Refusal;
 using common::http::Response;
 
 constexpr auto kPollEvery = std::chrono::milliseconds(200);
+
+/// Over HTTP the wait ends well inside the listener's handler time-out (common/http/server.hpp), so that a POS
+/// that does not answer gets this endpoint's 504 `pos_answer_timeout` naming the stored order, never the
+/// listener's 503 `handler_timeout` (the CLI, with no listener in between, allows up to 600 s).
+constexpr long long kApiDefaultWaitSeconds = 20;
+constexpr long long kApiMaxWaitSeconds = 25;
+static_assert(std::chrono::seconds(kApiMaxWaitSeconds) + std::chrono::seconds(2) <=
+                  common::http::Limits{}.handler_timeout,
+              "the API's longest wait must end before the listener's handler time-out");
 
 admin::OrderCreateRequest request_of(const boost::json::object& body) {
     admin::OrderCreateRequest r;
@@ -74,10 +84,10 @@ boost::asio::awaitable<Response> create_order(Context& ctx, const Call& call) {
     const auto body = call.body();
     const admin::OrderCreateRequest request = request_of(body);
     const bool wait = bool_field(body, "wait").value_or(false);
-    const long long seconds = int_field(body, "wait_seconds").value_or(admin::kDefaultWaitSeconds);
-    if (seconds < 1 || seconds > admin::kMaxWaitSeconds)
+    const long long seconds = int_field(body, "wait_seconds").value_or(kApiDefaultWaitSeconds);
+    if (seconds < 1 || seconds > kApiMaxWaitSeconds)
         throw Refusal(Refusal::Kind::invalid,
-                      "wait_seconds must be between 1 and " + std::to_string(admin::kMaxWaitSeconds));
+                      "wait_seconds must be between 1 and " + std::to_string(kApiMaxWaitSeconds));
     std::string order_body =
         admin::operator_body(request, "op-" + common::crypto::uuid_v7(),
                              admin::event_time_text(ingest::IngestService::system_clock_seconds()));

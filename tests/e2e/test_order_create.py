@@ -268,6 +268,11 @@ eq((status, shown.get("test")), (200, True), "the admin API shows the test mark"
 status, _, page = hub.request("GET", "/api/admin/v1/orders", headers=auth)
 marks = {o["id"]: o["test"] for o in page["items"]}
 eq((marks.get(api_id), marks.get(item_id)), (True, False), "the admin API's list marks test orders")
+orders_before = psql(hub_url, "SELECT count(*) FROM hub.orders")
+status, _, body = api({"branch": "DEMO-1", "item": ["P-FRIES"], "wait": True, "wait_seconds": 26}, valid_request=False)
+eq((status, body.get("error", {}).get("code")), (400, "invalid_request"),
+   "the API's wait ends inside the listener's handler time-out: wait_seconds 26 is refused")
+eq(psql(hub_url, "SELECT count(*) FROM hub.orders"), orders_before, "... and stores nothing")
 status, _, body = api({"branch": "DEMO-1", "file": later | {"id": "LATER-2"}, "wait": True, "wait_seconds": 1})
 eq((status, body.get("status"), body.get("error", {}).get("code")), (504, "failed", "pos_answer_timeout"),
    "the API's --wait time-out")
