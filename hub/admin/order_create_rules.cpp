@@ -7,6 +7,7 @@
 
 #include "common/json/parse.hpp"
 #include "hub/admin/admin.hpp"
+#include "hub/admin/order_rules.hpp"
 #include "hub/admin/refusal.hpp"
 #include "hub/ingest/validate.hpp"
 
@@ -119,14 +120,13 @@ void require_same_test_mark(pqxx::transaction_base& tx, const std::string& id, b
 }
 
 std::optional<boost::json::object> delivery_answer(pqxx::transaction_base& tx, const std::string& id) {
-    auto rows = tx.exec_params(
+    const pqxx::row r = order_row(
+        tx,
         "SELECT j.state, j.pos_order_id, j.last_error, a.http_status, a.response_excerpt FROM hub.forward_jobs j "
         "LEFT JOIN LATERAL (SELECT http_status, response_excerpt FROM hub.pos_delivery_attempts x "
         "WHERE x.order_id = j.order_id ORDER BY x.attempted_at DESC, x.id DESC LIMIT 1) a ON true "
         "WHERE j.order_id = $1",
         id);
-    if (rows.empty()) throw Refusal(Refusal::Kind::not_found, "no order with id '" + id + "'");
-    const auto& r = rows[0];
     const auto state = r[0].as<std::string>();
     if (!is_final(state)) return std::nullopt;
     boost::json::value answer = nullptr;

@@ -13,9 +13,16 @@ constexpr std::int64_t kMaxLimit = 100000;
 
 }  // namespace
 
+pqxx::row order_row(pqxx::transaction_base& tx, const std::string& sql, const std::string& id) {
+    auto rows = tx.exec_params(sql, id);
+    if (rows.empty()) throw Refusal(Refusal::Kind::not_found, "no order with id '" + id + "'");
+    return rows[0];
+}
+
 boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id) {
     // Columns are read by name: adding one to the SELECT cannot shift another.
-    auto o = tx.exec_params(
+    const pqxx::row r = order_row(
+        tx,
         "SELECT o.id, p.label AS partner, o.external_id, o.branch_id, o.brand_id, o.order_type, o.payment_method, "
         "o.note, o.subtotal::text AS subtotal, o.tax::text AS tax, o.discount::text AS discount, "
         "o.total::text AS total, o.is_schedule, " +
@@ -28,22 +35,19 @@ boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id
             " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
             "LEFT JOIN hub.forward_jobs j ON j.order_id = o.id WHERE o.id = $1",
         id);
-    if (o.empty()) throw Refusal(Refusal::Kind::not_found, "no order with id '" + id + "'");
-    const auto& r = o[0];
     auto text = [&r](const char* column) { return boost::json::value(r[column].c_str()); };
     auto maybe = [&r](const char* column) { return nullable(r[column]); };
     boost::json::array items = hub::db::order_items_json(tx, id);
     boost::json::object out;
-    for (const char* column : {"id", "partner", "external_id", "branch_id", "brand_id", "order_type",
-                               "payment_method", "note", "subtotal", "tax", "discount", "total"})
+    for (const char* column : {"id", "partner", "external_id", "branch_id", "brand_id", "order_type", "payment_method",
+                               "note", "subtotal", "tax", "discount", "total"})
         out[column] = text(column);
     out["is_schedule"] = r["is_schedule"].as<bool>();
     out["schedule_date"] = maybe("schedule_date");
-    out["customer"] = r["customer_name"].is_null()
-                          ? boost::json::value(nullptr)
-                          : boost::json::value({{"name", text("customer_name")},
-                                                {"phone", text("customer_phone")},
-                                                {"address", maybe("customer_address")}});
+    out["customer"] = r["customer_name"].is_null() ? boost::json::value(nullptr)
+                                                   : boost::json::value({{"name", text("customer_name")},
+                                                                         {"phone", text("customer_phone")},
+                                                                         {"address", maybe("customer_address")}});
     out["car_data"] = r["car_color"].is_null() ? boost::json::value(nullptr)
                                                : boost::json::value({{"color", text("car_color")},
                                                                      {"plate_number", text("car_plate_number")},

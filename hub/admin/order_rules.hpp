@@ -14,8 +14,9 @@
 #include <string>
 
 namespace pqxx {
+class row;
 class transaction_base;
-}
+}  // namespace pqxx
 
 namespace hub::admin {
 
@@ -31,6 +32,9 @@ struct OrderFilter {
 /// (an operator's test order: hub/admin/order_create_rules.hpp).
 /// Refusals: invalid limit (1..100000).
 boost::json::array list_orders(pqxx::transaction_base& tx, const OrderFilter& filter);
+
+/// The one row `sql` (with the order id as $1) reads about order `id`. Refusals: not_found (no row).
+pqxx::row order_row(pqxx::transaction_base& tx, const std::string& sql, const std::string& id);
 
 /// One order with its items, options and forwarding state. Refusals: not_found.
 boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id);

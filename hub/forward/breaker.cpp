@@ -1,17 +1,16 @@
 #include "hub/forward/breaker.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+
+#include "common/text/names.hpp"
 
 namespace hub::forward {
 
 std::string_view to_string(BreakerState state) {
-    switch (state) {
-        case BreakerState::closed: return "closed";
-        case BreakerState::half_open: return "half_open";
-        case BreakerState::open: return "open";
-    }
-    return "closed";
+    static constexpr std::array<std::string_view, 3> kNames = {"closed", "half_open", "open"};
+    return common::text::name_of(kNames, state);
 }
 
 HostSignal host_signal(unsigned http_status, bool bad_url) {

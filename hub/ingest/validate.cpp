@@ -362,13 +362,17 @@ constexpr Money kMaxLineTotal = kMaxMoneyUnits * 1000;
 /// True when `amount` × `quantity` passes kMaxLineTotal, computed without overflow (`amount` is below 10^16).
 bool line_too_large(Money amount, std::int64_t quantity) { return quantity > 0 && amount > kMaxLineTotal / quantity; }
 
+/// The object `v` is, or null after noting in `scope` that it must be one.
+const bj::object* object_in(const bj::value& v, const Scope& scope) {
+    const bj::object* o = v.if_object();
+    if (o == nullptr) scope.add("", "must be an object");
+    return o;
+}
+
 OrderOption check_option(const bj::value& v, const Scope& scope) {
     OrderOption option;
-    const bj::object* o = v.if_object();
-    if (o == nullptr) {
-        scope.add("", "must be an object");
-        return option;
-    }
+    const bj::object* o = object_in(v, scope);
+    if (o == nullptr) return option;
     option.id = required_text(*o, scope, "id", kIdRule).value_or("");
     option.price = required_money(*o, scope, "price").value_or(0);
     option.quantity = required_quantity(*o, scope, "quantity").value_or(0);
@@ -377,11 +381,8 @@ OrderOption check_option(const bj::value& v, const Scope& scope) {
 
 OrderItem check_item(const bj::value& v, const Scope& scope) {
     OrderItem item;
-    const bj::object* o = v.if_object();
-    if (o == nullptr) {
-        scope.add("", "must be an object");
-        return item;
-    }
+    const bj::object* o = object_in(v, scope);
+    if (o == nullptr) return item;
     item.id = required_text(*o, scope, "id", kIdRule).value_or("");
     item.quantity = required_quantity(*o, scope, "quantity").value_or(0);
     item.price = required_money(*o, scope, "price").value_or(0);

@@ -1,11 +1,13 @@
 #include "hub/verify/rules.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include "common/text/excerpt.hpp"
+#include "common/text/names.hpp"
 #include "hub/forward/mapping.hpp"
 #include "hub/forward/policy.hpp"
 
@@ -243,12 +245,8 @@ Built build_mistyped_field(const Settings& s, const Facts& f) {
 }  // namespace
 
 std::string_view to_string(Outcome outcome) {
-    switch (outcome) {
-        case Outcome::passed: return "passed";
-        case Outcome::failed: return "failed";
-        case Outcome::not_checked: return "not_checked";
-    }
-    return "";
+    static constexpr std::array<std::string_view, 3> kNames = {"passed", "failed", "not_checked"};
+    return common::text::name_of(kNames, outcome);
 }
 
 std::string reference_prefix(const Settings& s) { return std::string(kReferenceLabel) + ":" + s.run_id; }
