@@ -17,9 +17,7 @@
 // Decisions:
 //   - Unknown extra fields are accepted and ignored everywhere (they stay in the stored raw body).
 //   - Integers (is_schedule, quantities) must be JSON integers: 1.0, 1e0 and true are refused.
-//   - Money is kept in thousandths (three decimals). The number is read through the shortest decimal text
-//     that round-trips its double (std::to_chars), then rounded half away from zero at the third decimal,
-//     so 20.0005 -> 20001, 0.0001 -> 0, 0.30000000000000004 -> 300. Bounds apply before rounding.
+//   - Money is kept in thousandths (three decimals): hub/ingest/money.hpp.
 //   - note (payload and item), customer.address: absent, null or a string; absent and null give "".
 //   - schedule_date: with is_schedule 1 a timestamp string is required; with is_schedule 0 it must be null
 //     or absent. car_data and customer: absent is the same as null.
@@ -33,6 +31,7 @@
 //   - Every problem is reported, up to kMaxReportedErrors; beyond that one last entry with path "" says the
 //     list was cut. Items and options are not inspected one by one when their array is over its bound.
 
+#include "hub/ingest/money.hpp"
 #include "hub/ingest/timestamp.hpp"
 
 #include <boost/json/array.hpp>
@@ -58,7 +57,6 @@ inline constexpr std::size_t kMaxCarFieldBytes = 64;
 inline constexpr std::size_t kMaxItems = 200;
 inline constexpr std::size_t kMaxOptionsPerItem = 50;
 inline constexpr std::int64_t kMaxQuantity = 10000;
-inline constexpr std::int64_t kMaxMoneyUnits = 1'000'000'000;
 inline constexpr std::size_t kMaxReportedErrors = 100;
 
 inline constexpr std::string_view kEventOrderCreated = "order_created";
@@ -78,16 +76,6 @@ struct FieldError {
 
     bool operator==(const FieldError&) const = default;
 };
-
-/// Amount in thousandths of the currency unit: 20.5 -> 20500.
-using Money = std::int64_t;
-
-/// Converts a JSON number to Money (rounding above); std::nullopt for non-numbers (booleans included),
-/// negative, non-finite or above kMaxMoneyUnits.
-std::optional<Money> to_money(const boost::json::value& number);
-
-/// Renders Money with exactly three decimals: 20500 -> "20.500".
-std::string format_money(Money amount);
 
 /// One option of an item (a topping, extra or modification).
 struct OrderOption {
