@@ -30,7 +30,9 @@
 # Profiling (each slows what it watches, so read the figures of a run without them): BENCH_PG_STATS=1 loads
 # pg_stat_statements and writes, statement by statement, where PostgreSQL spent the first 64-connection round of
 # the hub and of the peer (calls, time, rows, shared buffers) into the results file; BENCH_PERF=FILE records
-# `perf record -g` of the hub during its first 64-connection round into FILE (read it with `perf report -i FILE`).
+# `perf record -g` of the hub during its first 64-connection round into FILE (read it with `perf report -i FILE`);
+# BENCH_PERF_PG=PREFIX records PostgreSQL's processes during the first round of the hub (PREFIX-hub) and of the
+# peer (PREFIX-peer).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -71,12 +73,15 @@ trap 'exit 130' INT TERM
 
 log() { echo "[$(date +%T)] $*" >&2; }
 started_at=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- PostgreSQL ----
 log "starting a throwaway PostgreSQL cluster in $work/pg"
 "$root/deploy/pg-local.sh" start "$work/pg" >/dev/null
 if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
-  echo "shared_preload_libraries = 'pg_stat_statements'" >>"$work/pg/data/postgresql.conf"
+  # track = all: also the statements run inside trigger functions and the foreign-key checks.
+  printf '%s\n' "shared_preload_libraries = 'pg_stat_statements'" "pg_stat_statements.track = all" \
+    >>"$work/pg/data/postgresql.conf"
   "$root/deploy/pg-local.sh" restart "$work/pg" >/dev/null
 fi
 pg_port=$(cat "$work/pg/port")
@@ -257,7 +262,9 @@ peer_recon=()
 server_cpu() { if [ "$1" = hub ]; then python3 "$load/procstat.py" cpu "$hub_pid"; else python3 "$load/procstat.py" cpu "$peer_pid"; fi; }
 us_per() { python3 -c "import sys; n = float(sys.argv[2]); print(f'{float(sys.argv[1]) * 1e6 / n:.0f}' if n > 0 else '-')" "$1" "$2"; }
 stats_url=$(url_of orderhub_bench)
-pg_stats_reset() { if [ "${BENCH_PG_STATS:-0}" = 1 ]; then sql "$stats_url" "SELECT pg_stat_statements_reset()" >/dev/null; fi; }
+pg_stats_reset() {
+  if [ "${BENCH_PG_STATS:-0}" = 1 ]; then sql "$stats_url" "SELECT pg_stat_statements_reset(), pg_stat_reset()" >/dev/null; fi
+}
 pg_stats_dump() {  # TITLE: statement by statement, since the last reset, into $work/pgstats.md
   [ "${BENCH_PG_STATS:-0}" = 1 ] || return 0
   {
@@ -271,7 +278,16 @@ pg_stats_dump() {  # TITLE: statement by statement, since the last reset, into $
         shared_blks_read || ' | ' || shared_blks_dirtied || ' | ' || shared_blks_written || ' | ' || wal_bytes || ' | \`' ||
         replace(left(regexp_replace(query, '\\s+', ' ', 'g'), 160), '|', '\\|') || '\` |'
       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'orderhub_bench')
-      ORDER BY total_exec_time DESC LIMIT 15"
+      ORDER BY total_exec_time DESC LIMIT 25"
+    sleep 1  # the statistics collector's counters reach the views within about half a second
+    echo
+    echo "Rows written per table in the round, and the indexes each row updates (pg_stat_user_tables):"
+    echo
+    echo "| table | rows inserted | rows updated | rows deleted | indexes |"
+    echo "|---|---:|---:|---:|---:|"
+    sql "$stats_url" "SELECT '| ' || schemaname || '.' || relname || ' | ' || n_tup_ins || ' | ' || n_tup_upd || ' | ' ||
+        n_tup_del || ' | ' || (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid) || ' |'
+      FROM pg_stat_user_tables t WHERE n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY n_tup_ins DESC"
   } >>"$work/pgstats.md"
 }
 
@@ -297,6 +313,24 @@ run_wrk() {
     perf_pid=$!
     pids+=("$perf_pid")
   fi
+  local perf_pg_pid=
+  if [ "$round" = 1 ] && [ -n "${BENCH_PERF_PG:-}" ]; then
+    # Every process of the cluster (the backends of the server's pool exist by now): $BENCH_PERF_PG-hub, -peer.
+    perf record -g -F 499 -o "$BENCH_PERF_PG-$target" -p "$(python3 -c 'import sys
+def kids(p):
+    try:
+        return [int(c) for c in open(f"/proc/{p}/task/{p}/children").read().split()]
+    except OSError:
+        return []
+out, todo = [], [int(sys.argv[1])]
+while todo:
+    p = todo.pop()
+    out.append(p)
+    todo.extend(kids(p))
+print(",".join(map(str, out)))' "$pg_pid")" -- sleep "$duration" >"$work/perf-pg.log" 2>&1 &
+    perf_pg_pid=$!
+    pids+=("$perf_pg_pid")
+  fi
   local h0 h1 pg0 pg1 mem
   h0=$(server_cpu "$target")
   pg0=$(pg_cpu)
@@ -311,6 +345,9 @@ run_wrk() {
   pg1=$(pg_cpu)
   if [ -n "$perf_pid" ]; then
     wait "$perf_pid" || log "perf record failed: $(tail -n 2 "$work/perf.log")"
+  fi
+  if [ -n "$perf_pg_pid" ]; then
+    wait "$perf_pg_pid" || log "perf record of PostgreSQL failed: $(tail -n 2 "$work/perf-pg.log")"
   fi
   local result ok non200 p50 p99 errs orders stored distinct inbox items logs jobs scpu pcpu
   result=$(grep '^RESULT' "$work/$name.out") || { cat "$work/$name.out" >&2; exit 1; }
@@ -438,7 +475,7 @@ mkdir -p "$(dirname "$out")"
 {
   echo "# Ingestion benchmark, $day, $host"
   echo
-  echo "$(date -u +%FT%TZ); $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)); load average before: $(cut -d' ' -f1-3 /proc/loadavg);"
+  echo "$(date -u +%FT%TZ); $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)); load average before: $load_before, at the end: $(cut -d' ' -f1-3 /proc/loadavg);"
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet -- . ':!tests/load/results' 2>/dev/null || echo ' + local changes'); $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2);"
   echo "PostgreSQL 15 (fsync and synchronous_commit as shipped; WAL sizes and recycled segments from tests/load/warm-wal.sh): $pg_settings. orderhub serve ${hub_flags[*]} ${BENCH_HUB_ARGS:-}, $hub_threads threads."
   echo "${secs} s per run (1-connection/1-client runs ${short} s); the whole benchmark took ${elapsed} s."
