@@ -4,7 +4,8 @@
 #   deploy/install-deps.sh           build, run and test dependencies (clang 14 for the fuzzers of tests/fuzz,
 #                                    clang-tidy 14 for tests/tidy.sh, HAProxy for the multi-instance tests,
 #                                    Chromium for tests/browser)
-#   deploy/install-deps.sh --bench   also the load-test tools (wrk, Google Benchmark for tests/load)
+#   deploy/install-deps.sh --bench   also the load-test tools (wrk, Google Benchmark for tests/load, perf for
+#                                    profiling, pg_stat_statements from postgresql-contrib)
 set -euo pipefail
 
 packages=(
@@ -17,7 +18,7 @@ packages=(
   nodejs npm
   haproxy chromium
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib libbenchmark-dev); fi
+if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib libbenchmark-dev linux-perf); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -17,20 +17,27 @@
 # Ctrl-C. The table is printed and written to
 # tests/load/results/forward-<date>-<host>.md.
 #
+#   2b. the whole path at a steady rate (issue 23): one `orderhub serve` (api and forwarder) receives
+#      BENCH_PATH_RATE (default 300) orders/s for BENCH_SECONDS; CPU per order of PostgreSQL (all its processes:
+#      the hub's ingest, claim, delivery and end of claim, and the reference POS's insert, which share the
+#      cluster), of the hub and of orderpos, from /proc over the sending window (no query of the benchmark's own
+#      runs in it); then every order is checked delivered;
 # Environment: BENCH_DRAIN_ORDERS (default 20000), BENCH_RATE (default 500) orders/s for BENCH_SECONDS (default
-# 20) s; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
+# 20) s; BENCH_PATH_RATE (default 300) orders/s for run 2b; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
 # BENCH_PRE_DRAIN_SQL is run in the hub's database before the drain (for experiments: drop a trigger to see its cost);
 # BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain and of the
 # steady run, statement by statement (the profile to read when the forwarder falls short).
 # BENCH_BLACKHOLE=0 skips run 3; BENCH_BLACKHOLE_ORDERS (default 2000) and BENCH_BLACKHOLE_RATE (default 50) size
 # the black-holed brand's orders.
-# ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing).
+# ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing);
+# BENCH_RESULT the results file (default tests/load/results/forward-<date>-<host>.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 
 drain_orders=${BENCH_DRAIN_ORDERS:-20000}
 rate=${BENCH_RATE:-500}
+path_rate=${BENCH_PATH_RATE:-300}
 secs=${BENCH_SECONDS:-20}
 blackhole=${BENCH_BLACKHOLE:-1}
 hole_orders=${BENCH_BLACKHOLE_ORDERS:-2000}
@@ -251,6 +258,41 @@ stop_service "$hub_pid"
 pg_stats "steady run"
 read -r n_lat pos_p50 pos_p99 pos_max att_p50 att_p99 att_max < <(latencies STEADY)
 
+# ---- 2b. the whole path's CPU per order at a steady rate (issue 23) ----
+path_count=$((path_rate * secs))
+log "path: $path_rate orders/s for $secs s through one orderhub serve (api and forwarder): CPU per order"
+start_service path "$hub_bin" "${hub_flags[@]}" "${forward_flags[@]}"
+path_pid=$svc_pid
+sql "$hub_url" "CHECKPOINT" >/dev/null
+ph0=$(cpu "$path_pid")
+ppg0=$(cpu "$pg_pid")
+ppos0=$(cpu "$pos_pid")
+pt0=$(date +%s.%N)
+python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$path_count" --rate "$path_rate" \
+  --connections 64 --prefix PATH >"$work/path-send.json" || { cat "$work/path-send.json" >&2; exit 1; }
+# The window ends when the last order was answered: the deliveries still in flight then (a few milliseconds'
+# worth) are outside it, as those of the orders before the window would be inside a longer run.
+ph1=$(cpu "$path_pid")
+ppg1=$(cpu "$pg_pid")
+ppos1=$(cpu "$pos_pid")
+pt1=$(date +%s.%N)
+for _ in $(seq 240); do
+  path_left=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
+    WHERE o.external_id LIKE 'PATH-%' AND j.state <> 'delivered'")
+  [ "$path_left" = 0 ] && break
+  sleep 0.25
+done
+stop_service "$path_pid"
+[ "$path_left" = 0 ] || { echo "$path_left path orders were not delivered in 60 s" >&2; exit 1; }
+pg_stats "path run at $path_rate orders/s"
+path_at_pos=$(sql "$pos_url" "SELECT count(*) FROM pos.orders WHERE partner_reference LIKE 'bench:PATH-%'")
+path_send_rate=$(python3 -c "import json; print(json.load(open('$work/path-send.json'))['rate'])")
+path_window=$(python3 -c "print(f'{$pt1 - $pt0:.2f}')")
+per_order() { python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv[1])) * 1e6 / int(sys.argv[3]):.0f}')" "$@"; }
+path_pg_us=$(per_order "$ppg0" "$ppg1" "$path_count")
+path_hub_us=$(per_order "$ph0" "$ph1" "$path_count")
+path_pos_us=$(per_order "$ppos0" "$ppos1" "$path_count")
+
 # ---- 3. runs 1 and 2 again beside a black-holed POS ----
 if [ "$blackhole" = 1 ]; then
   python3 "$root/tests/reliability/faultproxy.py" blackhole >"$work/blackhole.out" &
@@ -358,8 +400,8 @@ late=$(python3 -c "import json; print(json.load(open('$work/steady-send.json'))[
 default_of() { "$hub_bin" serve --help 2>&1 | sed -n "s/^ *--$1 [A-Z]* .*(default \([0-9]*\)).*/\1/p" | head -n 1; }
 host=$(hostname -s)
 day=$(date +%F)
-out=$load/results/forward-$day-$host.md
-mkdir -p "$load/results"
+out=${BENCH_RESULT:-$load/results/forward-$day-$host.md}
+mkdir -p "$(dirname "$out")"
 {
   echo "# Forwarding benchmark, $day, $host"
   echo
@@ -371,11 +413,13 @@ mkdir -p "$load/results"
   echo "| drain $drain_orders stored orders | $drain_rate orders/s | $fwd_cpu | $(sub "$pos1" "$pos0") | $(sub "$pg1" "$pg0") | first to last delivery $(python3 -c "print(f'{$window:.2f}')") s; $drain_rate_wall orders/s counting the forwarder's start ($drain_wall s); $at_pos at the POS ($distinct_pos distinct), $attempts attempts, $not_delivered not delivered; forwarder peak RSS $fwd_rss MiB |"
   echo "| steady $rate orders/s, commit → POS stored | p50 $pos_p50 ms, p99 $pos_p99 ms (max $pos_max) | $(sub "$h1" "$h0") | $(sub "$pos1s" "$pos0s") | $(sub "$pg1s" "$pg0s") | $n_lat orders over $secs s, sent at $send_rate/s (schedule at most $late ms late); hub peak RSS $hub_rss MiB |"
   echo "| steady $rate orders/s, commit → POS answer received | p50 $att_p50 ms, p99 $att_p99 ms (max $att_max) | | | | the delivered attempt's attempted_at (when the exchange started) + latency_ms |"
+  echo "| whole path at $path_rate orders/s: CPU per order, webhook → POS commit | PostgreSQL **$path_pg_us µs**, hub $path_hub_us µs, orderpos $path_pos_us µs | $(sub "$ph1" "$ph0") | $(sub "$ppos1" "$ppos0") | $(sub "$ppg1" "$ppg0") | $path_count orders sent at $path_send_rate/s over a $path_window s window (CPU from /proc over it; PostgreSQL: every process of the cluster, which holds the hub's and the POS's databases), all delivered ($path_at_pos at the POS) |"
   echo
   echo "| target | measured | |"
   echo "|---|---:|---|"
   echo "| forwarder ≥ 2,000 orders/s to the reference POS | $drain_rate orders/s | $(verdict "$drain_rate >= 2000") |"
   echo "| commit → POS p99 ≤ 250 ms at $rate orders/s | $pos_p99 ms | $(verdict "$pos_p99 <= 250") |"
+  echo "| PostgreSQL CPU per order, whole path at $path_rate orders/s (issue 23: halve it from the first figure reported) | $path_pg_us µs | reported |"
   if [ "$blackhole" = 1 ]; then
     echo
     echo "Beside a black-holed POS (brand HOLE, whose POS accepts connections and never answers; same invocation and cluster): the healthy POS's figures next to those above."
