@@ -16,6 +16,7 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <type_traits>
 #include <unordered_map>
 
@@ -393,12 +394,20 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         return ok;
     }
 
+    /// `d` times a random factor in [0.5, 1.5): connections held together (a flood that started at once) are then
+    /// released spread out, not all in the same instant.
+    static std::chrono::milliseconds jittered(std::chrono::milliseconds d) {
+        thread_local std::minstd_rand random{std::random_device{}()};
+        std::uniform_real_distribution<double> factor(0.5, 1.5);
+        return std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<double>(d.count()) * factor(random)));
+    }
+
     /// Holds a refusal past the connection's budget for Limits::refusal_delay (stop() ends it early). The
     /// connection's deadline timer is free here: nothing is read or written meanwhile.
     asio::awaitable<void> hold(Conn& c) const {
         if (c.stopping) co_return;
         c.holding = true;
-        c.timer.expires_after(limits.refusal_delay);
+        c.timer.expires_after(jittered(limits.refusal_delay));
         co_await c.timer.async_wait(kTuple);
         c.holding = false;
         c.credit_at = std::chrono::steady_clock::now();  // the wait paid for this refusal
