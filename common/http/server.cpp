@@ -381,7 +381,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     /// false when there is none left.
     bool take_refusal_credit(Conn& c) const {
         const auto now = std::chrono::steady_clock::now();
-        const double cap = static_cast<double>(limits.max_refusals);
+        const auto cap = static_cast<double>(limits.max_refusals);
         double credit = cap;
         if (c.refusal_credit) {
             const std::chrono::duration<double> earned = now - c.credit_at;
