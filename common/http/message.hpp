@@ -67,7 +67,10 @@ struct Response {
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers;
     bool close = false;  ///< close the connection after this response
-    LogFields log;       ///< for the access log and metrics; not sent
+    /// An answer to a request for something that does not exist (an unknown webhook key): counted against the
+    /// connection's budget (Limits::max_refusals), past which the connection is closed after the answer.
+    bool refusal = false;
+    LogFields log;  ///< for the access log and metrics; not sent
     /// When set, the headers go out without a length, `body` is ignored, and the stream function writes the body
     /// until it returns; then the connection closes (an HTTP/1.1 body delimited by the close).
     StreamFn stream{};

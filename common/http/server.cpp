@@ -1,5 +1,6 @@
 #include "common/http/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
@@ -15,6 +16,7 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <type_traits>
 #include <unordered_map>
 
@@ -71,7 +73,11 @@ struct Conn : std::enable_shared_from_this<Conn> {
     bool timed_out = false;
     bool idle = true;
     bool stopping = false;
-    std::function<void()> end_stream;  ///< set while a streamed response is being written
+    bool holding = false;                  ///< a refusal past the budget waits on `timer` (Limits::refusal_delay)
+    std::string remote;                    ///< the peer's address, once known
+    std::optional<double> refusal_credit;  ///< refusals answered at once from now (see pace())
+    std::chrono::steady_clock::time_point credit_at{};  ///< when refusal_credit was last brought up to date
+    std::function<void()> end_stream;                   ///< set while a streamed response is being written
 };
 
 /// A plain HTTP connection.
@@ -313,9 +319,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     template <class C>
     static Request request_line(C& c, const bhttp::request_parser<bhttp::string_body>& parser) {
         Request meta;
-        boost::system::error_code rec;
-        auto ep = c.socket().remote_endpoint(rec);
-        if (!rec) meta.remote = ep.address().to_string();
+        if (c.remote.empty()) {
+            boost::system::error_code rec;
+            auto ep = c.socket().remote_endpoint(rec);
+            if (!rec) c.remote = ep.address().to_string();
+        }
+        meta.remote = c.remote;
         const auto& h = parser.get();
         // The caller's id when it sent a usable one (X-Request-Id, else a traceparent's trace-id): one id from the
         // platform's request to the POS's log.
@@ -368,6 +377,42 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         co_return std::move(outcome->response);
     }
 
+    /// Takes one refusal from the connection's budget (Limits::max_refusals, one earned back per refusal_delay);
+    /// false when there is none left.
+    bool take_refusal_credit(Conn& c) const {
+        const auto now = std::chrono::steady_clock::now();
+        const auto cap = static_cast<double>(limits.max_refusals);
+        double credit = cap;
+        if (c.refusal_credit) {
+            const std::chrono::duration<double> earned = now - c.credit_at;
+            const std::chrono::duration<double> per = limits.refusal_delay;
+            credit = per.count() > 0 ? std::min(cap, *c.refusal_credit + earned / per) : cap;
+        }
+        c.credit_at = now;
+        const bool ok = credit >= 1.0;
+        c.refusal_credit = ok ? credit - 1.0 : credit;
+        return ok;
+    }
+
+    /// `d` times a random factor in [0.5, 1.5): connections held together (a flood that started at once) are then
+    /// released spread out, not all in the same instant.
+    static std::chrono::milliseconds jittered(std::chrono::milliseconds d) {
+        thread_local std::minstd_rand random{std::random_device{}()};
+        std::uniform_real_distribution<double> factor(0.5, 1.5);
+        return std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<double>(d.count()) * factor(random)));
+    }
+
+    /// Holds a refusal past the connection's budget for Limits::refusal_delay (stop() ends it early). The
+    /// connection's deadline timer is free here: nothing is read or written meanwhile.
+    asio::awaitable<void> hold(Conn& c) const {
+        if (c.stopping) co_return;
+        c.holding = true;
+        c.timer.expires_after(jittered(limits.refusal_delay));
+        co_await c.timer.async_wait(kTuple);
+        c.holding = false;
+        c.credit_at = std::chrono::steady_clock::now();  // the wait paid for this refusal
+    }
+
     /// What a session does after one request: read the next, close the connection, or nothing (already closed).
     enum class After { next, close, closed };
 
@@ -411,6 +456,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             co_await close(*c, false);
             co_return After::closed;
         }
+        if (r.refusal && !take_refusal_credit(*c)) co_await hold(*c);
         const bool keep_alive = client_keep_alive && !r.close && !stopping.load();
         const bool ok = co_await write(*c, meta, r, version, keep_alive);
         log_access(meta, r, started);
@@ -550,6 +596,7 @@ void Server::stop() {
         if (auto c = weak.lock()) {
             asio::post(c->socket().get_executor(), [c] {
                 c->stopping = true;
+                if (c->holding) c->timer.cancel();
                 if (c->idle) {
                     boost::system::error_code ignored;
                     c->socket().cancel(ignored);

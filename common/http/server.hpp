@@ -30,6 +30,15 @@ struct Limits {
     /// connection is closed) while the handler's work goes on, bounded by its own time-outs, its answer dropped.
     std::chrono::milliseconds handler_timeout{30'000};
     std::size_t max_connections = 4096;
+    /// Answers marked `refusal` (message.hpp) are paced per connection: a connection has a budget of
+    /// `max_refusals` refusals answered at once, which earns one back every `refusal_delay`; a refusal beyond it
+    /// waits `refusal_delay` before it is written (the answer itself is unchanged). A client that keeps asking for
+    /// what does not exist (a flood of random webhook keys) then gets about one answer per connection per delay, and
+    /// the network thread serves everyone else meanwhile; a client that errs now and then never waits. Each wait is
+    /// the delay times a random factor between 0.5 and 1.5, so that held connections are not released all at once.
+    /// stop() ends the wait.
+    std::size_t max_refusals = 4;
+    std::chrono::milliseconds refusal_delay{1000};
 };
 
 /// Produces handler answers for a request (a Response with `stream` set is written as a stream; message.hpp).

@@ -15,6 +15,7 @@
 #include "hub/forward/forwarder.hpp"
 #include "hub/forward/secrets.hpp"
 #include "hub/http/metrics_endpoint.hpp"
+#include "hub/http/refusal_log.hpp"
 #include "hub/http/routes.hpp"
 #include "hub/http/transport_security.hpp"
 #include "hub/ingest/partners.hpp"
@@ -95,14 +96,17 @@ int serve(const common::config::ParsedArgs& args) {
         handler = hub::http::with_hsts(std::move(handler));
         errors = hub::http::with_hsts(std::move(errors));
     }
+    // Unknown-key refusals (a flood of random keys) are summed up in one access-log line a second.
+    hub::http::UnknownKeyLog unknown_keys;
     common::http::Server server(ioc, cfg.listen, cfg.limits, std::move(handler), std::move(errors),
-                                hub::http::observed_access_log(hub_metrics), cfg.tls);
+                                hub::http::observed_access_log(hub_metrics, &unknown_keys), cfg.tls);
     metrics_endpoint.watch(server);
     if (admin) {
         admin->start();
         common::log::info("admin listening", {{"address", admin_listen->host + ":" + std::to_string(admin->port())}});
     }
     server.start();
+    unknown_keys.start(ioc);
     if (api) feed.start();
     std::unique_ptr<forward::Forwarder> forwarder;
     if (forwarding) {
@@ -113,15 +117,18 @@ int serve(const common::config::ParsedArgs& args) {
     common::log::info(
         "listening",
         {{"service", "orderhub"}, {"address", cfg.listen.host + ":" + std::to_string(server.port())}, {"role", role}});
-    return common::app::run_until_signal(ioc, server, cfg.io_threads,
-                                         {.on_stop =
-                                              [&] {
-                                                  feed.stop();
-                                                  if (admin) admin->stop();
-                                                  if (forwarder) forwarder->stop();
-                                              },
-                                          .busy = [&] { return forwarder && forwarder->busy(); },
-                                          .on_reload = common::app::reload_tls_on_hup(server)});
+    const int status = common::app::run_until_signal(ioc, server, cfg.io_threads,
+                                                     {.on_stop =
+                                                          [&] {
+                                                              feed.stop();
+                                                              if (admin) admin->stop();
+                                                              if (forwarder) forwarder->stop();
+                                                              unknown_keys.flush();
+                                                          },
+                                                      .busy = [&] { return forwarder && forwarder->busy(); },
+                                                      .on_reload = common::app::reload_tls_on_hup(server)});
+    unknown_keys.flush();  // refusals answered while the server drained
+    return status;
 }
 
 }  // namespace

@@ -149,10 +149,10 @@ boost::asio::awaitable<common::http::Response> MetricsEndpoint::handle(const com
     co_return r;
 }
 
-common::http::AccessLog observed_access_log(metrics::HubMetrics& metrics) {
-    return [&metrics](const common::http::Request& req, const common::http::Response& res,
-                      std::chrono::microseconds latency) {
-        access_log(req, res, latency);
+common::http::AccessLog observed_access_log(metrics::HubMetrics& metrics, UnknownKeyLog* unknown_keys) {
+    return [&metrics, unknown_keys](const common::http::Request& req, const common::http::Response& res,
+                                    std::chrono::microseconds latency) {
+        access_log(req, res, latency, unknown_keys);
         metrics.request(req.path, res.log, res.status, latency);
     };
 }

@@ -62,7 +62,10 @@ private:
     std::uint64_t reads_ = 0;  // under mutex_: database reads for /metrics so far
 };
 
-/// The hub's access log (one line per request) followed by the request metrics.
-common::http::AccessLog observed_access_log(metrics::HubMetrics& metrics);
+class UnknownKeyLog;
+
+/// The hub's access log (one line per request; with `unknown_keys`, unknown-key webhook refusals summed up there)
+/// followed by the request metrics (every request).
+common::http::AccessLog observed_access_log(metrics::HubMetrics& metrics, UnknownKeyLog* unknown_keys = nullptr);
 
 }  // namespace hub::http

@@ -12,6 +12,7 @@
 #include "hub/adminapi/api.hpp"
 #include "hub/dashboard/api.hpp"
 #include "hub/http/metrics_endpoint.hpp"
+#include "hub/http/refusal_log.hpp"
 #include "hub/ingest/webhook.hpp"
 
 namespace hub::http {
@@ -30,7 +31,8 @@ Response render_error(std::string_view target, unsigned status, std::string_view
     return common::http::render(e, &body);
 }
 
-void access_log(const Request& req, const Response& res, std::chrono::microseconds latency) {
+void access_log(const Request& req, const Response& res, std::chrono::microseconds latency,
+                UnknownKeyLog* unknown_keys) {
     // The path of a webhook carries the partner's key: log only its route, never the key.
     // 5xx answers are the hub's failures: logged as errors so that they stand out.
     const auto level = res.status >= 500 ? common::log::Level::error : common::log::Level::info;
@@ -52,6 +54,11 @@ void access_log(const Request& req, const Response& res, std::chrono::microsecon
                             {"status", res.status},
                             {"latency_us", latency.count()},
                             {"outcome", "refused"}});
+        return;
+    }
+    // Unknown keys are what a flood of random keys produces: counted, one summary line a second.
+    if (unknown_keys != nullptr && res.log.get("outcome") == "unknown_key") {
+        unknown_keys->count(req.request_id);
         return;
     }
     common::log::write(level, "request",

@@ -59,7 +59,11 @@ private:
 common::http::Response render_error(std::string_view target, unsigned status, std::string_view code,
                                     std::string_view message);
 
-/// One JSON log line per request.
-void access_log(const common::http::Request& req, const common::http::Response& res, std::chrono::microseconds latency);
+class UnknownKeyLog;
+
+/// One JSON log line per request; with `unknown_keys`, webhooks refused for an unknown key are counted there
+/// instead (one summary line a second).
+void access_log(const common::http::Request& req, const common::http::Response& res, std::chrono::microseconds latency,
+                UnknownKeyLog* unknown_keys = nullptr);
 
 }  // namespace hub::http

@@ -1,11 +1,13 @@
 #include "hub/ingest/partners.hpp"
 
-#include <boost/asio/as_tuple.hpp>
+#include <algorithm>
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <functional>
 #include <pqxx/pqxx>
 
 #include "common/crypto/digest.hpp"
@@ -23,22 +25,74 @@ std::string webhook_key_hash(std::string_view key) { return common::crypto::sha2
 
 std::string signing_secret_aad(std::string_view partner_id) { return "signing_secret:" + std::string(partner_id); }
 
-/// A one-shot event that requests on any executor wait for.
-struct PartnerDirectory::Signal {
-    std::mutex mutex;
-    bool fired = false;
-    std::exception_ptr error;                 ///< what the awaited work failed with, if it did
-    std::vector<std::function<void()>> wake;  ///< one per waiting request
+namespace {
 
-    void fire(std::exception_ptr failure) {
-        std::vector<std::function<void()>> waiting;
+/// A request waits this long at most for work another request started for it (the statement time-out of the
+/// pool bounds each query itself).
+constexpr std::chrono::seconds kSharedWait{30};
+/// Waiters woken at once when an awaited load finishes; the next slice runs after the work queued meanwhile.
+constexpr std::size_t kWakeSlice = 32;
+
+}  // namespace
+
+/// A one-shot event that requests on any executor wait for. A waiting request costs one stored completion
+/// handler (allocated with the coroutine's recycling allocator): no timer or callback of its own. The wait is
+/// bounded by one timer per event (arm_bound), and the waiters are woken in slices (wake_slices) so that a
+/// thousand requests waiting for one load do not hold the network thread from everything else at once.
+struct PartnerDirectory::Signal {
+    /// A waiting request: its coroutine's executor (a connection's strand) and its completion handler.
+    struct Waiter {
+        boost::asio::any_io_executor executor;
+        boost::asio::any_completion_handler<void()> handler;
+
+        void wake() && {
+            boost::asio::post(executor, [h = std::move(handler)]() mutable { std::move(h)(); });
+        }
+    };
+
+    std::mutex mutex;
+    bool done = false;                               ///< fired, or its bound passed: no more waiters join
+    bool fired = false;                              ///< the awaited work finished (successfully or not)
+    std::exception_ptr error;                        ///< what the awaited work failed with, if it did
+    std::vector<Waiter> waiting;                     ///< one per waiting request
+    std::optional<boost::asio::steady_timer> bound;  ///< touched on the leader's executor only
+
+    /// Bounds the wait of every waiter to `limit` from now (the leader calls it on its executor).
+    void arm_bound(const boost::asio::any_io_executor& ex, std::chrono::steady_clock::duration limit,
+                   const std::shared_ptr<Signal>& self) {
+        bound.emplace(ex, limit);
+        bound->async_wait([weak = std::weak_ptr<Signal>(self), ex](boost::system::error_code ec) {
+            if (auto s = weak.lock(); s && !ec) s->release(false, nullptr, ex);
+        });
+    }
+
+    /// The awaited work finished (on the leader's executor): wakes every waiter.
+    void fire(std::exception_ptr failure, const boost::asio::any_io_executor& ex) {
+        if (bound) bound->cancel();
+        release(true, std::move(failure), ex);
+    }
+
+    void release(bool finished, std::exception_ptr failure, const boost::asio::any_io_executor& ex) {
+        auto woken = std::make_shared<std::vector<Waiter>>();
         {
             std::lock_guard lock(mutex);
-            fired = true;
-            error = std::move(failure);
-            waiting.swap(wake);
+            done = true;
+            if (finished) {
+                fired = true;
+                error = std::move(failure);
+            }
+            woken->swap(waiting);
         }
-        for (auto& w : waiting) w();
+        wake_slices(std::move(woken), 0, ex);
+    }
+
+    /// Wakes kWakeSlice waiters, then queues the next slice behind whatever else is ready to run.
+    static void wake_slices(std::shared_ptr<std::vector<Waiter>> woken, std::size_t from,
+                            const boost::asio::any_io_executor& ex) {
+        const std::size_t end = std::min(woken->size(), from + kWakeSlice);
+        for (std::size_t i = from; i < end; ++i) std::move((*woken)[i]).wake();
+        if (end < woken->size())
+            boost::asio::post(ex, [woken = std::move(woken), end, ex] { wake_slices(woken, end, ex); });
     }
 };
 
@@ -47,14 +101,6 @@ struct PartnerDirectory::Flight {
     std::shared_ptr<Signal> done = std::make_shared<Signal>();
     std::optional<Partner> partner;  ///< written before `done` fires
 };
-
-namespace {
-
-/// A request waits this long at most for work another request started for it (the statement time-out of the
-/// pool bounds each query itself).
-constexpr std::chrono::seconds kSharedWait{30};
-
-}  // namespace
 
 std::optional<std::optional<Partner>> PartnerDirectory::cached(const std::string& hash,
                                                                std::chrono::steady_clock::time_point now) {
@@ -78,7 +124,6 @@ boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::find(std::strin
 
 boost::asio::awaitable<bool> PartnerDirectory::in_key_set(const std::string& hash,
                                                           std::chrono::steady_clock::time_point arrival) {
-    const auto deadline = arrival + kSharedWait;
     for (;;) {
         std::shared_ptr<Signal> load;
         bool leads = false;
@@ -102,7 +147,7 @@ boost::asio::awaitable<bool> PartnerDirectory::in_key_set(const std::string& has
             co_await load_key_set(load, not_before);
             continue;
         }
-        const bool fired = co_await wait(load, deadline);
+        const bool fired = co_await wait(load);
         {
             std::lock_guard lock(mutex_);
             --key_set_waiters_;
@@ -118,9 +163,11 @@ boost::asio::awaitable<void> PartnerDirectory::load_key_set(std::shared_ptr<Sign
                                                             std::chrono::steady_clock::time_point not_before) {
     std::exception_ptr error;
     auto start = std::chrono::steady_clock::now();
+    const auto ex = co_await boost::asio::this_coro::executor;
+    done->arm_bound(ex, kSharedWait, done);
     try {
         if (not_before > start) {
-            boost::asio::steady_timer pace(co_await boost::asio::this_coro::executor, not_before);
+            boost::asio::steady_timer pace(ex, not_before);
             co_await pace.async_wait(boost::asio::use_awaitable);
             start = std::chrono::steady_clock::now();
         }
@@ -143,7 +190,7 @@ boost::asio::awaitable<void> PartnerDirectory::load_key_set(std::shared_ptr<Sign
         loading_.reset();
         last_load_ = start;
     }
-    done->fire(error);
+    done->fire(error, ex);
     if (error) std::rethrow_exception(error);
 }
 
@@ -161,12 +208,13 @@ boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::lookup(const st
         }
     }
     if (!leads) {
-        if (!co_await wait(flight->done, std::chrono::steady_clock::now() + kSharedWait))
-            throw common::db::Unavailable("a partner lookup did not finish in time");
+        if (!co_await wait(flight->done)) throw common::db::Unavailable("a partner lookup did not finish in time");
         if (flight->done->error) std::rethrow_exception(flight->done->error);
         co_return flight->partner;
     }
     std::exception_ptr error;
+    const auto ex = co_await boost::asio::this_coro::executor;
+    flight->done->arm_bound(ex, kSharedWait, flight->done);
     try {
         flight->partner = co_await query(hash);
     } catch (...) {
@@ -177,22 +225,26 @@ boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::lookup(const st
         if (!error) known_.insert_or_assign(hash, Known{flight->partner, std::chrono::steady_clock::now() + ttl_});
         flights_.erase(hash);
     }
-    flight->done->fire(error);
+    flight->done->fire(error, ex);
     if (error) std::rethrow_exception(error);
     co_return flight->partner;
 }
 
-boost::asio::awaitable<bool> PartnerDirectory::wait(std::shared_ptr<Signal> signal,
-                                                    std::chrono::steady_clock::time_point deadline) {
-    auto ex = co_await boost::asio::this_coro::executor;
-    auto timer = std::make_shared<boost::asio::steady_timer>(ex, deadline);
-    {
-        std::lock_guard lock(signal->mutex);
-        if (signal->fired) co_return true;
-        // Posted to this request's executor (a connection's strand): it runs once the wait below has begun.
-        signal->wake.emplace_back([ex, timer] { boost::asio::post(ex, [timer] { timer->cancel(); }); });
-    }
-    co_await timer->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+boost::asio::awaitable<bool> PartnerDirectory::wait(std::shared_ptr<Signal> signal) {
+    // The waiter's completion handler is kept by the signal, which posts it to this coroutine's executor (a
+    // connection's strand) when the awaited work finishes or its bound passes.
+    co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable), void()>(
+        [&signal](auto handler) {
+            Signal::Waiter waiter{boost::asio::get_associated_executor(handler), std::move(handler)};
+            std::unique_lock lock(signal->mutex);
+            if (!signal->done) {
+                signal->waiting.push_back(std::move(waiter));
+                return;
+            }
+            lock.unlock();
+            std::move(waiter).wake();
+        },
+        boost::asio::use_awaitable);
     std::lock_guard lock(signal->mutex);
     co_return signal->fired;
 }

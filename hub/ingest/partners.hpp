@@ -88,9 +88,8 @@ private:
                                               std::chrono::steady_clock::time_point not_before);
     boost::asio::awaitable<std::optional<Partner>> lookup(const std::string& hash);
     boost::asio::awaitable<std::optional<Partner>> query(std::string hash);
-    /// Waits for `signal` until `deadline`; false when it did not fire in time.
-    static boost::asio::awaitable<bool> wait(std::shared_ptr<Signal> signal,
-                                             std::chrono::steady_clock::time_point deadline);
+    /// Waits for `signal`; false when it did not fire within its bound (kSharedWait from its start).
+    static boost::asio::awaitable<bool> wait(std::shared_ptr<Signal> signal);
 
     common::db::Pool& pool_;
     std::chrono::milliseconds ttl_;

@@ -35,7 +35,9 @@ std::string_view static_event(std::string_view event) {
 
 }  // namespace
 
-Response render(const IngestResult& result) {
+namespace {
+
+Response render_fresh(const IngestResult& result) {
     const OutcomeRow& row = result.row();
     const boost::json::object body = answer_body(result);
     // A replay's remembered answer is final (no Retry-After): sent as it was.
@@ -49,6 +51,22 @@ Response render(const IngestResult& result) {
     r.log.set("order_id", result.order_id);
     r.log.set("external_id", result.external_id);
     return r;
+}
+
+}  // namespace
+
+Response render(const IngestResult& result) {
+    if (result.kind != Kind::unknown_key) return render_fresh(result);
+    // The answer to an unknown key is the same for every request (nothing of the request is in it): rendered once,
+    // as a flood of random keys would otherwise have it rendered thousands of times a second.
+    static const Response kUnknown = [] {
+        IngestResult unknown;
+        unknown.kind = Kind::unknown_key;
+        Response r = render_fresh(unknown);
+        r.refusal = true;
+        return r;
+    }();
+    return kUnknown;
 }
 
 boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string key) {

@@ -1,6 +1,11 @@
-// common::http::Server's bound on a handler's time (issue 20, finding 3), over real loopback sockets.
+// common::http::Server's bound on a handler's time and its budget of refusals per connection (issue 20, finding 3),
+// over real loopback sockets.
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
@@ -31,6 +36,44 @@ asio::awaitable<Response> slow_or_fast(Request r) {
     co_return res;
 }
 
+/// Answers /missing 404 marked as a refusal (as the hub answers an unknown webhook key), anything else 200.
+asio::awaitable<Response> missing_or_found(Request r) {
+    Response res;
+    res.content_type = "text/plain";
+    res.body = r.path;
+    if (r.path == "/missing") {
+        res.status = 404;
+        res.refusal = true;
+    }
+    co_return res;
+}
+
+namespace bhttp = boost::beast::http;
+
+/// One keep-alive connection with blocking reads and writes (each answer is read whole).
+struct RawConnection {
+    explicit RawConnection(std::uint16_t port) : socket(ioc) {
+        socket.connect({asio::ip::make_address("127.0.0.1"), port});
+    }
+    void send(const std::string& path) {
+        bhttp::request<bhttp::empty_body> req{bhttp::verb::get, path, 11};
+        req.set(bhttp::field::host, "127.0.0.1");
+        bhttp::write(socket, req);
+    }
+    bhttp::response<bhttp::string_body> receive() {
+        bhttp::response<bhttp::string_body> res;
+        bhttp::read(socket, buffer, res);
+        return res;
+    }
+    bhttp::response<bhttp::string_body> get(const std::string& path) {
+        send(path);
+        return receive();
+    }
+    asio::io_context ioc;
+    asio::ip::tcp::socket socket;
+    boost::beast::flat_buffer buffer;
+};
+
 ClientRequest get(const std::string& url) {
     ClientRequest r;
     r.method = "GET";
@@ -57,4 +100,33 @@ TEST_CASE("server: a handler past the handler time-out is answered 503 and the s
     REQUIRE(fast.response);
     CHECK(fast.response->status == 200);
     CHECK(fast.response->body == "done /fast");
+}
+
+TEST_CASE("server: refusals past a connection's budget wait, the rest of the server does not", "[http]") {
+    Loop loop;
+    common::http::Limits limits;
+    limits.max_refusals = 2;
+    limits.refusal_delay = std::chrono::hours(1);  // held until stop(): no timing in this test
+    TestServer srv(loop, missing_or_found, limits);
+    RawConnection conn(srv.server.port());
+    // Within the budget refusals are answered at once; other answers never count.
+    for (int i = 0; i < 2; ++i) {
+        auto refused = conn.get("/missing");
+        CHECK(refused.result_int() == 404);
+        CHECK(refused.keep_alive());
+        for (int j = 0; j < 3; ++j) CHECK(conn.get("/found").result_int() == 200);
+    }
+    // The third refusal is held...
+    conn.send("/missing");
+    // ... while another connection is served, its own refusals included (a budget per connection).
+    RawConnection other(srv.server.port());
+    CHECK(other.get("/found").result_int() == 200);
+    CHECK(other.get("/missing").result_int() == 404);
+    CHECK(conn.socket.available() == 0);
+    // Stopping the server ends the wait: the held request still gets its 404, and the connection closes.
+    srv.server.stop();
+    auto held = conn.receive();
+    CHECK(held.result_int() == 404);
+    CHECK(held.body() == "/missing");
+    CHECK_FALSE(held.keep_alive());
 }
