@@ -68,7 +68,8 @@ struct Response {
     std::vector<std::pair<std::string, std::string>> headers;
     bool close = false;  ///< close the connection after this response
     /// An answer to a request for something that does not exist (an unknown webhook key): counted against the
-    /// connection's budget (Limits::max_refusals), past which the connection is closed after the answer.
+    /// connection's budget (Limits::max_refusals, one earned back per refusal_delay), past which the answer is
+    /// held about refusal_delay before it is written (common/http/server.cpp).
     bool refusal = false;
     LogFields log;  ///< for the access log and metrics; not sent
     /// When set, the headers go out without a length, `body` is ignored, and the stream function writes the body

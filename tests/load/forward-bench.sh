@@ -74,6 +74,19 @@ log() { echo "[$(date +%T)] $*" >&2; }
 started_at=$(date +%s)
 sql() { "$pgbin/psql" -X -q -tA -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 cpu() { python3 "$load/procstat.py" cpu "$1"; }
+not_delivered() {  # PREFIX: orders PREFIX-* whose job is not delivered
+  sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
+    WHERE o.external_id LIKE '$1-%' AND j.state <> 'delivered'"
+}
+wait_delivered() {  # PREFIX: waits up to 60 s for every PREFIX-* order to be delivered; prints how many are not
+  local left
+  for _ in $(seq 240); do
+    left=$(not_delivered "$1")
+    [ "$left" = 0 ] && break
+    sleep 0.25
+  done
+  echo "$left"
+}
 sub() { python3 -c 'import sys; print(f"{float(sys.argv[1]) - float(sys.argv[2]):.2f}")' "$1" "$2"; }
 
 log "starting a throwaway PostgreSQL cluster in $work/pg"
@@ -243,12 +256,7 @@ pg0s=$(cpu "$pg_pid")
 pos0s=$(cpu "$pos_pid")
 python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$count" --rate "$rate" \
   --connections 64 --prefix STEADY >"$work/steady-send.json" || { cat "$work/steady-send.json" >&2; exit 1; }
-for _ in $(seq 240); do
-  left=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
-    WHERE o.external_id LIKE 'STEADY-%' AND j.state <> 'delivered'")
-  [ "$left" = 0 ] && break
-  sleep 0.25
-done
+left=$(wait_delivered STEADY)
 h1=$(cpu "$hub_pid")
 pg1s=$(cpu "$pg_pid")
 pos1s=$(cpu "$pos_pid")
@@ -276,12 +284,7 @@ ph1=$(cpu "$path_pid")
 ppg1=$(cpu "$pg_pid")
 ppos1=$(cpu "$pos_pid")
 pt1=$(date +%s.%N)
-for _ in $(seq 240); do
-  path_left=$(sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
-    WHERE o.external_id LIKE 'PATH-%' AND j.state <> 'delivered'")
-  [ "$path_left" = 0 ] && break
-  sleep 0.25
-done
+path_left=$(wait_delivered PATH)
 stop_service "$path_pid"
 [ "$path_left" = 0 ] || { echo "$path_left path orders were not delivered in 60 s" >&2; exit 1; }
 pg_stats "path run at $path_rate orders/s"
@@ -312,10 +315,6 @@ if [ "$blackhole" = 1 ]; then
   open_jobs() {  # jobs to do (pending or leased), counted through the partial indexes as in run 1
     sql "$hub_url" "SELECT (SELECT count(*) FROM hub.forward_jobs WHERE state = 'pending' AND due_at > '-infinity')
                          + (SELECT count(*) FROM hub.forward_jobs WHERE state = 'in_flight' AND lease_until > '-infinity')"
-  }
-  not_delivered() {  # PREFIX: orders PREFIX-* whose job is not delivered
-    sql "$hub_url" "SELECT count(*) FROM hub.forward_jobs j JOIN hub.orders o ON o.id = j.order_id
-      WHERE o.external_id LIKE '$1-%' AND j.state <> 'delivered'"
   }
 
   log "beside a black-holed POS (127.0.0.1:$hole_port): storing $drain_orders orders for the healthy POS and $hole_orders for the black-holed one"
@@ -369,11 +368,7 @@ if [ "$blackhole" = 1 ]; then
   python3 "$load/send_orders.py" --url "http://127.0.0.1:$svc_port$webhook" --count "$count" --rate "$rate" \
     --connections 64 --prefix HSTEADY >"$work/hsteady-send.json" || { cat "$work/hsteady-send.json" >&2; exit 1; }
   wait "$hole_send_pid" || { cat "$work/holes-send.json" >&2; exit 1; }
-  for _ in $(seq 240); do
-    left=$(not_delivered HSTEADY)
-    [ "$left" = 0 ] && break
-    sleep 0.25
-  done
+  left=$(wait_delivered HSTEADY)
   h_hub_cpu=$(sub "$(cpu "$hub_pid")" "$hh0")
   h_pg_cpus=$(sub "$(cpu "$pg_pid")" "$hpg0s")
   h_pos_cpus=$(sub "$(cpu "$pos_pid")" "$hpos0s")
