@@ -181,9 +181,8 @@ void finish_jobs(pqxx::connection_base& conn, std::span<FinishRequest> requests,
                  std::span<std::exception_ptr> errors) {
     pqxx::work tx(conn);
     if (requests.size() == 1) {
-        owned[0].owned = finish_in(tx, requests[0]);
-        // A lost claim keeps its attempts, unless an earlier try may have committed them already.
-        if (!owned[0].owned && requests[0].retrying) return;  // rolled back
+        // One statement as for many (not three), without a savepoint: its failure is this claim's alone.
+        finish_bulk(tx, requests, owned);
         tx.commit();
         return;
     }

@@ -203,7 +203,7 @@ TEST_CASE("outbox: one statement ends many claims, each as it would end alone", 
     CHECK(q(attempts, ids["E"]) == "0|");                  // a retry of a lost claim may have been recorded before
 }
 
-TEST_CASE("outbox: a single claim's end keeps its own path and the same rules", "[outbox]") {
+TEST_CASE("outbox: a single claim's end follows the same rules", "[outbox]") {
     HubDb h;
     auto stored = store_all(h.db.url(), {{"p1", order_json("S")}});
     pqxx::connection c(h.db.url());
