@@ -4,6 +4,11 @@
 
 namespace hub::forward {
 
+int host_room(int limit, int in_flight, int breaker_room, bool ahead) {
+    const int free = std::max(0, (ahead ? 2 * limit : limit) - in_flight);
+    return std::min(breaker_room, in_flight > 0 && free < std::max(1, limit / 4) ? 0 : free);
+}
+
 ClaimPlan plan_claim(const std::map<std::string, std::string>& brand_hosts, const std::map<std::string, int>& room,
                      int global_free, int per_host) {
     ClaimPlan plan;
@@ -17,6 +22,36 @@ ClaimPlan plan_claim(const std::map<std::string, std::string>& brand_hosts, cons
         plan.quotas.emplace_back(brand, std::clamp(r, 0, plan.limit));
     }
     return plan;
+}
+
+void narrow_to_backlog(ClaimPlan& plan, const std::set<std::string>& backlog) {
+    plan.default_quota = 0;
+    for (auto& [brand, quota] : plan.quotas)
+        if (!backlog.contains(brand)) quota = 0;
+}
+
+bool claims_anything(const ClaimPlan& plan) {
+    if (plan.limit <= 0) return false;
+    return plan.default_quota > 0 ||
+           std::any_of(plan.quotas.begin(), plan.quotas.end(), [](const auto& q) { return q.second > 0; });
+}
+
+void note_claimed(const ClaimPlan& plan, const std::map<std::string, int>& claimed, bool full_look,
+                  std::set<std::string>& backlog) {
+    auto count = [&](const std::string& brand) {
+        auto it = claimed.find(brand);
+        return it == claimed.end() ? 0 : it->second;
+    };
+    std::set<std::string> listed;
+    for (const auto& [brand, quota] : plan.quotas) {
+        listed.insert(brand);
+        if (quota > 0 ? count(brand) >= quota : full_look)
+            backlog.insert(brand);
+        else if (quota > 0)
+            backlog.erase(brand);
+    }
+    for (const auto& [brand, n] : claimed)
+        if (!listed.contains(brand) && plan.default_quota > 0 && n >= plan.default_quota) backlog.insert(brand);
 }
 
 std::vector<bool> admit_claimed(const std::vector<std::string>& job_hosts, std::map<std::string, int>& room) {

@@ -38,6 +38,10 @@ AttemptOutcome attempt_outcome(Verdict v) {
     return AttemptOutcome::retry;
 }
 
+/// How long a host whose job went back unsent (no slot within the client's queue time-out) gets no job claimed
+/// ahead of its free slots.
+constexpr auto kNoClaimAheadAfterUnsent = std::chrono::seconds(30);
+
 double jitter() {
     thread_local std::mt19937 rng{std::random_device{}()};
     return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
@@ -114,7 +118,10 @@ void Forwarder::stop() {
 }
 
 void Forwarder::wake() {
-    asio::post(strand_, [this] { wake_.notify(); });
+    asio::post(strand_, [this] {
+        full_look_ = true;  // a new job, of any brand
+        wake_.notify();
+    });
 }
 
 void Forwarder::listen_thread() {
@@ -142,7 +149,7 @@ asio::awaitable<void> Forwarder::loop() {
         if (auto probe = hosts_.next_probe())
             sleep = std::clamp<std::chrono::steady_clock::duration>(*probe - std::chrono::steady_clock::now(),
                                                                     std::chrono::milliseconds(10), sleep);
-        co_await wake_.sleep_for(sleep);
+        if (!co_await wake_.sleep_for(sleep)) full_look_ = true;  // the poll: retries due, leases expired
     }
     // Stopping: let deliveries in flight end (each is bounded by the client's time-outs) and the upkeep and the
     // breaker records finish, then give back the rest.
@@ -161,13 +168,15 @@ std::map<std::string, int> Forwarder::host_room() {
     const auto now = std::chrono::steady_clock::now();
     for (auto& [key, h] : hosts_.all()) {
         const int breaker = h.breaker.room(now);
-        // The client lowers a host's limit while it signals overload (429, 503, time-outs): the bulkhead follows it,
-        // so that no delivery waits in the client's queue.
+        // The client lowers a host's limit while it signals overload (429, 503, time-outs): the bulkhead follows it.
+        // A healthy host may have as many jobs again waiting for its slots, while the forwarder is less than half
+        // full (so that hosts with a backlog do not take the slots of the others).
         std::size_t limit = options_.per_host;
         if (!h.url.empty())
             limit = std::min(limit, std::max<std::size_t>(1, client_.in_flight_limit(h.url, h.ca_file)));
-        const int free = limit > h.in_flight ? static_cast<int>(limit - h.in_flight) : 0;
-        room[key] = std::min(breaker, free);
+        const bool ahead = breaker == Breaker::kUnlimited && h.breaker.consecutive_failures() == 0 &&
+                           now >= h.no_claim_ahead_until && in_flight_ < options_.max_in_flight / 2;
+        room[key] = forward::host_room(static_cast<int>(limit), static_cast<int>(h.in_flight), breaker, ahead);
     }
     return room;
 }
@@ -177,6 +186,10 @@ asio::awaitable<bool> Forwarder::claim_and_start() {
     if (free == 0) co_return false;
     auto room = host_room();
     ClaimPlan plan = plan_claim(brand_hosts_, room, free, static_cast<int>(options_.per_host));
+    // A delivery's end only frees room: look again at the brands that may have jobs waiting for it, if any.
+    const bool full_look = std::exchange(full_look_, false);
+    if (!full_look) narrow_to_backlog(plan, backlog_);
+    if (!claims_anything(plan)) co_return false;
     const auto claimed_at = std::chrono::steady_clock::now();
     std::vector<ClaimedJob> jobs;
     auto claim = [id = options_.id, plan, lease = options_.lease, env = options_.environment,
@@ -187,12 +200,17 @@ asio::awaitable<bool> Forwarder::claim_and_start() {
         jobs = co_await pool_.run(std::move(claim));
     } catch (const std::exception& e) {
         common::log::warn("forwarder cannot claim jobs", {{"error", e.what()}});
+        full_look_ = true;
         co_return false;
     }
+    std::map<std::string, int> per_brand;
+    for (const auto& job : jobs) ++per_brand[job.source.brand_id];
+    note_claimed(plan, per_brand, full_look, backlog_);
     std::vector<std::string> give_back_ids;
     const std::size_t claimed = jobs.size();
     for (auto& job : jobs) start_delivery(std::move(job), claimed_at, give_back_ids, room);
     const bool full = claimed > 0 && claimed == static_cast<std::size_t>(plan.limit) && give_back_ids.empty();
+    if (full) full_look_ = true;
     if (!give_back_ids.empty())
         asio::co_spawn(strand_, give_back(std::move(give_back_ids)),
                        common::log::on_failure("giving back claims failed"));
@@ -391,7 +409,11 @@ asio::awaitable<void> Forwarder::deliver(Delivery d) {
     if (d.unsent && r.attempts.empty()) {
         // Nothing reached the POS (a lease too short, or the host's slots stayed busy): the claim goes back, not
         // counted as an attempt.
-        if (d.probe) hosts_.at(d.host).breaker.probe_abandoned();
+        if (!d.host.empty()) {
+            PosHost& h = hosts_.at(d.host);
+            if (d.probe) h.breaker.probe_abandoned();
+            h.no_claim_ahead_until = std::chrono::steady_clock::now() + kNoClaimAheadAfterUnsent;
+        }
         std::vector<std::string> unsent;
         unsent.push_back(d.job.order_id);
         co_await give_back(std::move(unsent));

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -50,9 +51,9 @@ struct ForwarderOptions {
 ///
 /// Isolation between POS hosts (product.md section 10): each host (scheme, host, port) has a bulkhead of
 /// `per_host` deliveries and a circuit breaker (hub/forward/breaker.hpp). A claim takes per brand at most its
-/// host's room, so a job never waits in memory for its host, and the jobs of a host whose breaker is open stay in
-/// the database. A job is never sent on a lease that could expire during the exchange. Runs on the given
-/// io_context; LISTEN waits on a thread of its own.
+/// host's room (hub/forward/bulkhead.hpp: a healthy host's slots and as many again waiting for them, with a
+/// deadline), and the jobs of a host whose breaker is open stay in the database. A job is never sent on a lease
+/// that could expire during the exchange. Runs on the given io_context; LISTEN waits on a thread of its own.
 class Forwarder {
 public:
     Forwarder(boost::asio::io_context& ioc, common::db::Pool& pool, common::crypto::SecretBox box,
@@ -96,6 +97,10 @@ private:
     bool lease_allows_exchange(const Delivery& d) const;
     /// How many more deliveries each known host may start now.
     std::map<std::string, int> host_room();
+    /// The next claim looks at every brand (after a NOTIFY, a poll, a claim that filled its limit); otherwise only
+    /// at `backlog_`, the brands whose last claim took all it could (a delivery's end frees room for those only).
+    bool full_look_ = true;
+    std::set<std::string> backlog_;
     boost::asio::awaitable<void> give_back(std::vector<std::string> orders);
     /// Every few seconds: the POS hosts and their queues, the give-up sweep, lease renewal.
     boost::asio::awaitable<void> tend();

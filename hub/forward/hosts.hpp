@@ -33,6 +33,9 @@ struct PosHost {
     std::string url;  ///< a POS URL on this host and its CA file: the client's adaptive limit is per pool
     std::string ca_file;
     std::string last_error;  ///< of the last failed exchange
+    /// Until then no job waits for a slot of this host (see host_room()): one went back unsent, so its slots do not
+    /// free up within the client's queue time-out (a hung or very slow POS).
+    Breaker::Clock::time_point no_claim_ahead_until{};
     std::shared_ptr<HostGauges> gauges;
 
     /// Updates the gauges from the state at `now`.

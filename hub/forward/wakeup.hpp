@@ -5,6 +5,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
+#include <utility>
 
 namespace hub::forward {
 
@@ -21,13 +22,14 @@ public:
         timer_.cancel();
     }
 
-    /// Sleeps for `d` at most; returns at once when woken since the last sleep. What woke it is consumed.
-    boost::asio::awaitable<void> sleep_for(std::chrono::steady_clock::duration d) {
+    /// Sleeps for `d` at most; returns at once when woken since the last sleep. What woke it is consumed. True when
+    /// woken, false when `d` ran out.
+    boost::asio::awaitable<bool> sleep_for(std::chrono::steady_clock::duration d) {
         if (!pending_) {
             timer_.expires_after(d);
             co_await timer_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
         }
-        pending_ = false;
+        co_return std::exchange(pending_, false);
     }
 
 private:

@@ -133,6 +133,51 @@ TEST_CASE("breaker: which exchanges count against a host", "[forward][breaker]")
     }
 }
 
+TEST_CASE("bulkhead: a healthy host has its limit again claimed ahead, a busy host's room counts in batches",
+          "[forward][bulkhead]") {
+    constexpr int kClosed = Breaker::kUnlimited;     // what a closed breaker allows
+    CHECK(host_room(64, 0, kClosed, true) == 128);   // idle: its slots and as many waiting for them
+    CHECK(host_room(64, 10, kClosed, true) == 118);  // lightly loaded: all of it
+    CHECK(host_room(64, 112, kClosed, true) == 16);  // a quarter of its limit free: claim them together
+    CHECK(host_room(64, 113, kClosed, true) == 0);   // 15 free while 113 are out: wait for a batch
+    CHECK(host_room(64, 128, kClosed, true) == 0);
+    CHECK(host_room(64, 0, kClosed, false) == 64);  // nothing ahead (after an unsent job, failures, a full forwarder)
+    CHECK(host_room(64, 48, kClosed, false) == 16);
+    CHECK(host_room(64, 49, kClosed, false) == 0);
+    CHECK(host_room(64, 70, kClosed, false) == 0);  // the client lowered the limit below what is in flight
+    CHECK(host_room(64, 0, 1, false) == 1);         // a half-open breaker's probe
+    CHECK(host_room(64, 0, 0, false) == 0);         // an open breaker
+    CHECK(host_room(3, 5, kClosed, true) == 1);     // a small limit: a batch is one delivery
+    CHECK(host_room(1, 0, kClosed, true) == 2);
+    CHECK(host_room(1, 2, kClosed, true) == 0);
+    CHECK(host_room(1, 1, kClosed, false) == 0);
+}
+
+TEST_CASE("bulkhead: after a delivery's end a claim looks only at brands whose last claim took all it could",
+          "[forward][bulkhead]") {
+    std::set<std::string> backlog;
+    ClaimPlan full{.limit = 100, .default_quota = 64, .quotas = {{"BUSY", 16}, {"QUIET", 64}, {"BLOCKED", 0}}};
+    // A full look: BUSY got its quota (more may be due), QUIET less (none left), BLOCKED was not read, NEW (not
+    // mapped yet) got the default quota.
+    note_claimed(full, {{"BUSY", 16}, {"QUIET", 3}, {"NEW", 64}}, true, backlog);
+    CHECK(backlog == std::set<std::string>{"BLOCKED", "BUSY", "NEW"});
+
+    ClaimPlan after_end{.limit = 100, .default_quota = 64, .quotas = {{"BUSY", 16}, {"QUIET", 64}, {"BLOCKED", 0}}};
+    narrow_to_backlog(after_end, backlog);
+    CHECK(after_end.default_quota == 0);
+    const std::vector<std::pair<std::string, int>> expected = {{"BUSY", 16}, {"QUIET", 0}, {"BLOCKED", 0}};
+    CHECK(after_end.quotas == expected);
+    CHECK(claims_anything(after_end));
+    // BUSY's backlog is gone; BLOCKED, still without room, keeps its place.
+    note_claimed(after_end, {{"BUSY", 5}}, false, backlog);
+    CHECK(backlog == std::set<std::string>{"BLOCKED", "NEW"});
+
+    ClaimPlan nothing{.limit = 100, .default_quota = 64, .quotas = {{"BUSY", 16}, {"QUIET", 64}}};
+    narrow_to_backlog(nothing, backlog);
+    CHECK_FALSE(claims_anything(nothing));  // no claim at all: nothing can be waiting for the freed room
+    CHECK_FALSE(claims_anything(ClaimPlan{.limit = 0, .default_quota = 64, .quotas = {}}));
+}
+
 TEST_CASE("bulkhead: a claim takes per brand its host's room, nothing of a blocked host", "[forward][bulkhead]") {
     const std::map<std::string, std::string> brands = {
         {"GOOD", "http://good:80"}, {"DEAD", "http://dead:80"}, {"FULL", "http://full:80"}, {"NOPOS", ""}};
