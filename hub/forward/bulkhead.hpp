@@ -27,10 +27,9 @@ int host_room(int limit, int in_flight, int breaker_room, bool ahead);
 
 /// Plans a claim so that no POS host gets more than its room and no brand fills the claim: `brand_hosts` maps each
 /// known brand to its POS host ("" when it has none: such jobs end without an exchange); `room` is how many more
-/// deliveries each host may start now (bulkhead free slots, 0 while its breaker is open, 1 for a probe);
-/// `global_free` the forwarder's free slots; `per_host` the bulkhead size. A brand's quota is its host's room,
-/// capped by `global_free`; a brand without a host gets `per_host`. Brands that share a host each get the whole
-/// room: admit_claimed() gives back what exceeds it.
+/// jobs of each host a claim may take now (host_room()); `global_free` the forwarder's free slots; `per_host` the
+/// bulkhead size. A brand's quota is its host's room, capped by `global_free`; a brand without a host gets
+/// `per_host`. Brands that share a host each get the whole room: admit_claimed() gives back what exceeds it.
 ClaimPlan plan_claim(const std::map<std::string, std::string>& brand_hosts, const std::map<std::string, int>& room,
                      int global_free, int per_host);
 
