@@ -262,3 +262,45 @@ TEST_CASE("dashboard events: one per status row, attempt and change of a job's s
     CHECK(events(stored[2].order_id) == "B1:status:received,B1:job:in_flight,B1:job:pending,B1:attempt:retry");
     CHECK(pqxx::nontransaction(c).exec1("SELECT count(*) FROM hub.dashboard_events")[0].as<int>() == 14);
 }
+
+TEST_CASE("outbox: when the one statement refuses a claim's data, the claims end one by one, none lost", "[outbox]") {
+    HubDb h;
+    std::vector<std::pair<std::string, std::string>> reqs;
+    for (const char* id : {"A", "B", "C"}) reqs.emplace_back("p1", order_json(id));
+    auto stored = store_all(h.db.url(), reqs);
+    REQUIRE(stored.size() == 3);
+    pqxx::connection c(h.db.url());
+    hub::db::prepare_all(c);
+    REQUIRE(hub::forward::claim_jobs(c, "f1", 10, std::chrono::seconds(60), "production").size() == 3);
+
+    std::vector<FinishRequest> requests;
+    requests.push_back(end(stored[0].order_id, JobState::delivered, attempt(201, AttemptOutcome::delivered)));
+    requests.back().result.pos_order_id = "POS-A";
+    // A NUL in the POS's error text: JSON carries it as \u0000, which PostgreSQL refuses to turn into text.
+    requests.push_back(end(stored[1].order_id, JobState::rejected,
+                           attempt(422, AttemptOutcome::rejected, std::string("bad\0byte", 8))));
+    requests.push_back(end(stored[2].order_id, JobState::pending, attempt(503, AttemptOutcome::retry, "busy")));
+    requests.back().result.delay = std::chrono::milliseconds(60'000);
+    std::vector<FinishOutcome> owned(requests.size());
+    std::vector<std::exception_ptr> errors(requests.size());
+    hub::forward::finish_jobs(c, requests, owned, errors);
+
+    auto q = [&](const std::string& sql, const std::string& id) {
+        return pqxx::nontransaction(c).exec_params1(sql, id)[0].as<std::string>("");
+    };
+    const char* job = "SELECT state || '|' || coalesce(pos_order_id, '') FROM hub.forward_jobs WHERE order_id = $1";
+    const char* attempts = "SELECT count(*)::text FROM hub.pos_delivery_attempts WHERE order_id = $1";
+    CHECK_FALSE(errors[0]);
+    CHECK(owned[0].owned);
+    CHECK(q(job, stored[0].order_id) == "delivered|POS-A");
+    CHECK(q(attempts, stored[0].order_id) == "1");
+    CHECK_FALSE(errors[2]);
+    CHECK(owned[2].owned);
+    CHECK(q(job, stored[2].order_id) == "pending|");
+    CHECK(q(attempts, stored[2].order_id) == "1");
+    // Alone, B's text goes as a statement parameter (up to the NUL), so its claim ends too.
+    CHECK_FALSE(errors[1]);
+    CHECK(owned[1].owned);
+    CHECK(q(job, stored[1].order_id) == "rejected|");
+    CHECK(q(attempts, stored[1].order_id) == "1");
+}
