@@ -7,6 +7,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "common/crypto/algorithms.hpp"
 #include "common/crypto/encoding.hpp"
 
 namespace common::crypto {
@@ -22,8 +23,8 @@ const void* data_or_empty(std::string_view text) {
 std::string sha256(std::string_view data) {
     std::string out(kSha256Bytes, '\0');
     unsigned int length = 0;
-    if (EVP_Digest(data_or_empty(data), data.size(), reinterpret_cast<unsigned char*>(out.data()), &length,
-                   EVP_sha256(), nullptr) != 1 ||
+    if (EVP_Digest(data_or_empty(data), data.size(), reinterpret_cast<unsigned char*>(out.data()), &length, sha256_md(),
+                   nullptr) != 1 ||
         length != kSha256Bytes) {
         throw std::runtime_error("SHA-256 failed");
     }
@@ -38,7 +39,7 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
     }
     std::string out(kSha256Bytes, '\0');
     unsigned int length = 0;
-    if (HMAC(EVP_sha256(), data_or_empty(key), static_cast<int>(key.size()),
+    if (HMAC(sha256_md(), data_or_empty(key), static_cast<int>(key.size()),
              static_cast<const unsigned char*>(data_or_empty(data)), data.size(),
              reinterpret_cast<unsigned char*>(out.data()), &length) == nullptr ||
         length != kSha256Bytes) {

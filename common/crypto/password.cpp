@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/crypto/algorithms.hpp"
 #include "common/crypto/digest.hpp"
 #include "common/crypto/encoding.hpp"
 #include "common/crypto/random.hpp"
@@ -34,7 +35,7 @@ std::string derive(std::string_view password, std::string_view salt, int iterati
     std::string out(kHashBytes, '\0');
     const char* pw = password.data() != nullptr ? password.data() : "";
     if (PKCS5_PBKDF2_HMAC(pw, static_cast<int>(password.size()), reinterpret_cast<const unsigned char*>(salt.data()),
-                          static_cast<int>(salt.size()), iterations, EVP_sha256(), static_cast<int>(kHashBytes),
+                          static_cast<int>(salt.size()), iterations, sha256_md(), static_cast<int>(kHashBytes),
                           reinterpret_cast<unsigned char*>(out.data())) != 1) {
         throw std::runtime_error("PBKDF2 failed");
     }

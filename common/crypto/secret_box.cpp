@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common/crypto/algorithms.hpp"
 #include "common/crypto/encoding.hpp"
 #include "common/crypto/random.hpp"
 
@@ -43,7 +44,7 @@ bool aes_256_gcm(bool encrypt, const unsigned char* key, std::string_view nonce,
     const int enc = encrypt ? 1 : 0;
     int length = 0;
     int final_length = 0;
-    return ctx && EVP_CipherInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr, enc) == 1 &&
+    return ctx && EVP_CipherInit_ex(ctx.get(), aes_256_gcm_cipher(), nullptr, nullptr, nullptr, enc) == 1 &&
            EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kNonceBytes), nullptr) == 1 &&
            EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, key, bytes_of(nonce), enc) == 1 &&
            (associated_data.empty() || EVP_CipherUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),

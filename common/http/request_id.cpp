@@ -1,13 +1,14 @@
 #include "common/http/request_id.hpp"
 
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
 #include <random>
+
+#include "common/crypto/digest.hpp"
 
 namespace common::http {
 namespace {
@@ -82,9 +83,9 @@ std::string traceparent_for(std::string_view request_id) {
     if (is_trace_id(request_id)) {
         trace = std::string(request_id);
     } else {
-        std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
-        SHA256(reinterpret_cast<const unsigned char*>(request_id.data()), request_id.size(), digest.data());
-        trace = hex(digest.data(), kTraceIdHex / 2);
+        // The first 16 bytes of its SHA-256 (the digest's fetched algorithm: no lookup per delivery).
+        const std::string digest = crypto::sha256(request_id);
+        trace = hex(reinterpret_cast<const unsigned char*>(digest.data()), kTraceIdHex / 2);
         if (all_zeros(trace)) trace.back() = '1';
     }
     std::array<unsigned char, kSpanIdHex / 2> span{};

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/crypto/algorithms.hpp"
 #include "common/crypto/digest.hpp"
 #include "common/crypto/encoding.hpp"
 #include "common/crypto/password.hpp"
@@ -66,6 +67,29 @@ TEST_CASE("sha256_hex matches the FIPS 180-2 vectors", "[crypto]") {
     CHECK(crypto::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     CHECK(crypto::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     CHECK(crypto::sha256("abc") == from_hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+}
+
+TEST_CASE("the algorithms fetched once are SHA-256 and AES-256-GCM, the same object for every thread", "[crypto]") {
+    REQUIRE(crypto::sha256_md() != nullptr);
+    REQUIRE(crypto::aes_256_gcm_cipher() != nullptr);
+    CHECK(EVP_MD_is_a(crypto::sha256_md(), "SHA2-256") == 1);
+    CHECK(EVP_MD_get_size(crypto::sha256_md()) == static_cast<int>(crypto::kSha256Bytes));
+    CHECK(EVP_CIPHER_is_a(crypto::aes_256_gcm_cipher(), "AES-256-GCM") == 1);
+    CHECK(EVP_CIPHER_get_mode(crypto::aes_256_gcm_cipher()) == EVP_CIPH_GCM_MODE);
+    // Digests computed on many threads at once with the shared object are all right.
+    std::vector<std::thread> threads;
+    std::vector<std::string> digests(8);
+    std::vector<const EVP_MD*> seen(8);
+    for (std::size_t i = 0; i < digests.size(); ++i)
+        threads.emplace_back([&digests, &seen, i] {
+            seen[i] = crypto::sha256_md();
+            for (int n = 0; n < 200; ++n) digests[i] = crypto::sha256_hex("abc");
+        });
+    for (auto& t : threads) t.join();
+    for (std::size_t i = 0; i < digests.size(); ++i) {
+        CHECK(digests[i] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        CHECK(seen[i] == crypto::sha256_md());
+    }
 }
 
 TEST_CASE("hmac_sha256 matches RFC 4231", "[crypto]") {
