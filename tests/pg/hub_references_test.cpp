@@ -1,0 +1,121 @@
+// What an order names stays as it was: sql/hub/0019_order_references.sql replaced six per-order foreign-key checks
+// by guards on the rows an order names (docs/auditing.md).
+#include <future>
+#include <thread>
+
+#include "tests/pg/hub_support.hpp"
+
+using namespace tests::hubdb;
+using Kind = hub::ingest::StoreOutcome::Kind;
+
+namespace {
+
+constexpr const char* kNamedByOrders = "named by stored orders";
+
+std::string make_order(HubDb& h, const std::string& partner = "p1") {
+    auto out = store_all(h.db.url(), {{partner, order_json("A-1")}});
+    REQUIRE(out[0].kind == Kind::created);
+    return out[0].order_id;
+}
+
+/// Runs `sql` in its own transaction: "ok", "denied" (insufficient_privilege), or the error's message.
+std::string outcome_of(pqxx::connection& c, const std::string& sql) {
+    try {
+        pqxx::work tx(c);
+        tx.exec(sql);
+        tx.commit();
+        return "ok";
+    } catch (const pqxx::insufficient_privilege&) {
+        return "denied";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+bool refused_as_named(const std::string& outcome) { return outcome.find(kNamedByOrders) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("references: a partner or branch that an order names is neither deleted, renamed nor moved", "[references]") {
+    HubDb h;
+    const std::string id = make_order(h);
+    pqxx::connection c(h.db.url());
+    CHECK(refused_as_named(outcome_of(c, "DELETE FROM hub.partners WHERE id = 'p1'")));
+    CHECK(refused_as_named(outcome_of(c, "UPDATE hub.partners SET id = 'p9' WHERE id = 'p1'")));
+    CHECK(refused_as_named(outcome_of(c, "DELETE FROM hub.branches WHERE id = 'B1'")));
+    CHECK(refused_as_named(outcome_of(c, "UPDATE hub.branches SET id = 'B9' WHERE id = 'B1'")));
+    CHECK(outcome_of(c, "INSERT INTO hub.brands (id, name) VALUES ('BR2', 'Other')") == "ok");
+    CHECK(refused_as_named(outcome_of(c, "UPDATE hub.branches SET brand_id = 'BR2' WHERE id = 'B1'")));
+    // The brand keeps its branch, so it stays too.
+    CHECK(outcome_of(c, "DELETE FROM hub.brands WHERE id = 'BR'") != "ok");
+    CHECK(h.count("SELECT count(*) FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
+                  "JOIN hub.branches b ON b.id = o.branch_id AND b.brand_id = o.brand_id "
+                  "JOIN hub.brands r ON r.id = o.brand_id WHERE o.id = '" +
+                  id + "'") == 1);
+
+    // What no order names, and changes that rename nothing, go through.
+    CHECK(outcome_of(c, "UPDATE hub.partners SET name = 'Renamed' WHERE id = 'p1'") == "ok");
+    CHECK(outcome_of(c, "UPDATE hub.branches SET name = 'Renamed', schedule_lead_minutes = 5 WHERE id = 'B1'") == "ok");
+    CHECK(outcome_of(c, "DELETE FROM hub.partners WHERE id = 'p2'") == "ok");
+    CHECK(outcome_of(c, "INSERT INTO hub.branches (id, brand_id, name) VALUES ('B2', 'BR', 'Two')") == "ok");
+    CHECK(outcome_of(c, "UPDATE hub.branches SET brand_id = 'BR2' WHERE id = 'B2'") == "ok");
+    CHECK(outcome_of(c, "DELETE FROM hub.branches WHERE id = 'B2'") == "ok");
+    CHECK(outcome_of(c, "DELETE FROM hub.brands WHERE id = 'BR2'") == "ok");
+}
+
+TEST_CASE("references: an order's items and options are never changed, and its job keeps its order", "[references]") {
+    HubDb h;
+    const std::string id = make_order(h);
+    const auto rows = [&h] {
+        return h.count(
+            "SELECT (SELECT count(*) FROM hub.order_items) * 100 + (SELECT count(*) FROM "
+            "hub.order_item_options) * 10 + (SELECT count(*) FROM hub.forward_jobs)");
+    };
+    const long long before = rows();
+    REQUIRE(before > 100);
+    pqxx::connection c(h.db.url());
+    CHECK(outcome_of(c, "UPDATE hub.order_items SET quantity = 9") == "denied");
+    CHECK(outcome_of(c, "DELETE FROM hub.order_items") == "denied");
+    CHECK(outcome_of(c, "TRUNCATE hub.order_items CASCADE") == "denied");
+    CHECK(outcome_of(c, "UPDATE hub.order_item_options SET quantity = 9") == "denied");
+    CHECK(outcome_of(c, "DELETE FROM hub.order_item_options") == "denied");
+    CHECK(outcome_of(c, "TRUNCATE hub.order_item_options") == "denied");
+    CHECK(outcome_of(c, "SET LOCAL session_replication_role = replica; DELETE FROM hub.order_items") == "denied");
+    CHECK(outcome_of(c, "UPDATE hub.forward_jobs SET order_id = 'elsewhere'").find("keeps its order") !=
+          std::string::npos);
+    CHECK(rows() == before);
+    CHECK(h.count("SELECT count(*) FROM hub.forward_jobs WHERE order_id = '" + id + "'") == 1);
+    // The job's own columns still change (a claim, an end).
+    CHECK(outcome_of(c, "UPDATE hub.forward_jobs SET attempts = attempts + 1") == "ok");
+}
+
+TEST_CASE("references: deleting a partner while an order naming it is being stored waits for it, then is refused",
+          "[references]") {
+    HubDb h;
+    make_order(h, "p1");
+    // An order of p2 inserted and not yet committed.
+    pqxx::connection writer(h.db.url());
+    pqxx::work tx(writer);
+    tx.exec(
+        "INSERT INTO hub.orders SELECT (jsonb_populate_record(NULL::hub.orders, to_jsonb(o) || "
+        "'{\"id\": \"in-flight\", \"external_id\": \"B-2\", \"partner_id\": \"p2\"}')).* FROM hub.orders o");
+    // The delete, from another connection, must wait for that transaction instead of missing its order.
+    pqxx::connection deleter(h.db.url());
+    const int deleter_pid = deleter.backendpid();
+    auto deleted = std::async(std::launch::async,
+                              [&deleter] { return outcome_of(deleter, "DELETE FROM hub.partners WHERE id = 'p2'"); });
+    pqxx::connection watcher(h.db.url());
+    bool waiting = false;
+    for (int i = 0; i < 1000 && !waiting; ++i) {  // bounded: 10 s at most
+        waiting = pqxx::nontransaction(watcher)
+                      .exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+                                    deleter_pid)[0]
+                      .as<int>() == 1;
+        if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(waiting);
+    tx.commit();
+    CHECK(refused_as_named(deleted.get()));
+    CHECK(h.count("SELECT count(*) FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
+                  "WHERE o.id = 'in-flight'") == 1);
+}
