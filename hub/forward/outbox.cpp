@@ -37,6 +37,41 @@ void read_lines(std::string_view json, PosSource& s) {
     }
 }
 
+/// The claim's columns by name (kClaimJobs), numbered once per result. `row["name"]` asks libpq's PQfnumber, which
+/// copies the name and compares it with every column in turn: for a claim's 25 columns, on every row, that cost
+/// more than reading the values (docs/performance.md).
+struct ClaimColumns {
+    using Column = pqxx::row::size_type;
+    explicit ClaimColumns(const pqxx::result& r)
+        : order_id(r.column_number("order_id")),
+          attempt(r.column_number("attempt")),
+          pos_branch_id(r.column_number("pos_branch_id")),
+          brand_id(r.column_number("brand_id")),
+          partner_label(r.column_number("partner_label")),
+          external_id(r.column_number("external_id")),
+          note(r.column_number("note")),
+          subtotal(r.column_number("subtotal")),
+          tax(r.column_number("tax")),
+          total(r.column_number("total")),
+          auto_accept(r.column_number("auto_accept")),
+          customer_name(r.column_number("customer_name")),
+          customer_phone(r.column_number("customer_phone")),
+          delivery_status(r.column_number("delivery_status")),
+          base_url(r.column_number("base_url")),
+          token_sealed(r.column_number("token_sealed")),
+          email(r.column_number("email")),
+          password_sealed(r.column_number("password_sealed")),
+          ca_file(r.column_number("ca_file")),
+          environment(r.column_number("environment")),
+          stored_at(r.column_number("stored_at")),
+          is_schedule(r.column_number("is_schedule")),
+          request_id(r.column_number("request_id")),
+          lines(r.column_number("lines")) {}
+    Column order_id, attempt, pos_branch_id, brand_id, partner_label, external_id, note, subtotal, tax, total,
+        auto_accept, customer_name, customer_phone, delivery_status, base_url, token_sealed, email, password_sealed,
+        ca_file, environment, stored_at, is_schedule, request_id, lines;
+};
+
 }  // namespace
 
 std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::string& forwarder, int limit,
@@ -61,35 +96,36 @@ std::vector<ClaimedJob> claim_jobs(pqxx::connection_base& conn, const std::strin
                          plan.default_quota, boost::json::serialize(quotas), static_cast<int>(give_up.count()));
     std::vector<ClaimedJob> jobs;
     jobs.reserve(rows.size());
+    const ClaimColumns c(rows);
     for (const auto& r : rows) {
         ClaimedJob j;
-        j.order_id = r["order_id"].as<std::string>();
-        j.attempt = r["attempt"].as<int>();
+        j.order_id = r[c.order_id].as<std::string>();
+        j.attempt = r[c.attempt].as<int>();
         auto& s = j.source;
-        s.pos_branch_id = r["pos_branch_id"].as<std::string>();
-        s.brand_id = r["brand_id"].as<std::string>();
-        s.partner_label = r["partner_label"].as<std::string>();
-        s.external_id = r["external_id"].as<std::string>();
-        s.note = r["note"].as<std::string>();
-        s.subtotal = r["subtotal"].as<std::int64_t>();
-        s.tax = r["tax"].as<std::int64_t>();
-        s.total = r["total"].as<std::int64_t>();
-        s.auto_accept = r["auto_accept"].as<bool>();
-        if (!r["customer_name"].is_null()) s.customer_name = r["customer_name"].as<std::string>();
-        if (!r["customer_phone"].is_null()) s.customer_phone = r["customer_phone"].as<std::string>();
-        j.delivery_status = r["delivery_status"].as<std::string>();
-        if (!r["base_url"].is_null())
+        s.pos_branch_id = r[c.pos_branch_id].as<std::string>();
+        s.brand_id = r[c.brand_id].as<std::string>();
+        s.partner_label = r[c.partner_label].as<std::string>();
+        s.external_id = r[c.external_id].as<std::string>();
+        s.note = r[c.note].as<std::string>();
+        s.subtotal = r[c.subtotal].as<std::int64_t>();
+        s.tax = r[c.tax].as<std::int64_t>();
+        s.total = r[c.total].as<std::int64_t>();
+        s.auto_accept = r[c.auto_accept].as<bool>();
+        if (!r[c.customer_name].is_null()) s.customer_name = r[c.customer_name].as<std::string>();
+        if (!r[c.customer_phone].is_null()) s.customer_phone = r[c.customer_phone].as<std::string>();
+        j.delivery_status = r[c.delivery_status].as<std::string>();
+        if (!r[c.base_url].is_null())
             j.connection = PosConnection{s.brand_id,
-                                         r["environment"].as<std::string>(),
-                                         r["base_url"].as<std::string>(),
-                                         text_or_empty(r["token_sealed"]),
-                                         text_or_empty(r["email"]),
-                                         text_or_empty(r["password_sealed"]),
-                                         text_or_empty(r["ca_file"])};
-        j.stored_at = r["stored_at"].as<double>();
-        j.scheduled = r["is_schedule"].as<bool>();
-        j.request_id = text_or_empty(r["request_id"]);
-        if (const auto lines = r["lines"]; !lines.is_null())
+                                         r[c.environment].as<std::string>(),
+                                         r[c.base_url].as<std::string>(),
+                                         text_or_empty(r[c.token_sealed]),
+                                         text_or_empty(r[c.email]),
+                                         text_or_empty(r[c.password_sealed]),
+                                         text_or_empty(r[c.ca_file])};
+        j.stored_at = r[c.stored_at].as<double>();
+        j.scheduled = r[c.is_schedule].as<bool>();
+        j.request_id = text_or_empty(r[c.request_id]);
+        if (const auto lines = r[c.lines]; !lines.is_null())
             read_lines(std::string_view(lines.c_str(), lines.size()), s);
         jobs.push_back(std::move(j));
     }
