@@ -18,20 +18,6 @@ std::string make_order(HubDb& h, const std::string& partner = "p1") {
     return out[0].order_id;
 }
 
-/// Runs `sql` in its own transaction: "ok", "denied" (insufficient_privilege), or the error's message.
-std::string outcome_of(pqxx::connection& c, const std::string& sql) {
-    try {
-        pqxx::work tx(c);
-        tx.exec(sql);
-        tx.commit();
-        return "ok";
-    } catch (const pqxx::insufficient_privilege&) {
-        return "denied";
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-}
-
 bool refused_as_named(const std::string& outcome) { return outcome.find(kNamedByOrders) != std::string::npos; }
 
 }  // namespace

@@ -19,21 +19,6 @@ std::string current_status(HubDb& h, const std::string& id) {
         .as<std::string>();
 }
 
-/// Runs `sql`: "ok", "denied" (insufficient_privilege, which libpqxx 6.4 reports by type, not by SQLSTATE), or
-/// the error's message.
-std::string outcome_of(pqxx::connection& c, const std::string& sql) {
-    try {
-        pqxx::work tx(c);
-        tx.exec(sql);
-        tx.commit();
-        return "ok";
-    } catch (const pqxx::insufficient_privilege&) {
-        return "denied";
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-}
-
 }  // namespace
 
 TEST_CASE("status: an update finds the order by the platform id and by the hub id", "[status]") {

@@ -110,4 +110,19 @@ inline std::string with_user(const std::string& url, const std::string& user) {
     return url.substr(0, scheme) + user + url.substr(at);
 }
 
+/// Runs `sql` in its own transaction: "ok", "denied" (insufficient_privilege, which libpqxx 6.4 reports by type,
+/// not by SQLSTATE), or the error's message.
+inline std::string outcome_of(pqxx::connection& c, const std::string& sql) {
+    try {
+        pqxx::work tx(c);
+        tx.exec(sql);
+        tx.commit();
+        return "ok";
+    } catch (const pqxx::insufficient_privilege&) {
+        return "denied";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 }  // namespace tests::hubdb
