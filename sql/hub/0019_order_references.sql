@@ -4,10 +4,10 @@
 --
 -- Checked once per order until now, and why each holds without the check:
 -- * hub.orders -> partners, branches, brands: `insert_orders` (hub/db/insert_orders.cpp), the one statement that
---   writes orders, takes the partner, the branch and its brand from its own join with those tables. A partner or
---   a branch that an order names can no longer be deleted or renamed (the triggers below), nor can such a branch
---   move to another brand; a brand keeps its branches (branches_brand_id_fkey stays), so an order's brand, its
---   branch's brand, stays too.
+--   writes orders, takes the partner, the branch and its brand from its own join with those tables, and an order
+--   keeps them. A partner or a branch that an order names can no longer be deleted or renamed, nor can such a
+--   branch move to another brand; a brand keeps its branches (branches_brand_id_fkey stays), so an order's brand,
+--   its branch's brand, stays too (the triggers below).
 -- * hub.order_items, hub.order_item_options, hub.forward_jobs -> their order (and an option -> its item): the
 --   same statement writes them from the rows its own INSERT INTO hub.orders returned, and nothing else inserts
 --   them. An order is never deleted or renamed: its status-log rows name it (order_status_log_order_id_fkey stays)
@@ -57,6 +57,20 @@ ALTER TABLE hub.partners ENABLE ALWAYS TRIGGER partners_named_by_orders_delete;
 ALTER TABLE hub.partners ENABLE ALWAYS TRIGGER partners_named_by_orders_rename;
 ALTER TABLE hub.branches ENABLE ALWAYS TRIGGER branches_named_by_orders_delete;
 ALTER TABLE hub.branches ENABLE ALWAYS TRIGGER branches_named_by_orders_change;
+
+-- An order stays with the partner, branch and brand it was stored for (`serve` may update orders: their status).
+CREATE FUNCTION hub.refuse_order_move() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'order % keeps its partner, branch and brand', OLD.id
+        USING ERRCODE = 'foreign_key_violation';
+END
+$$;
+
+CREATE TRIGGER orders_keep_references BEFORE UPDATE OF partner_id, branch_id, brand_id ON hub.orders
+    FOR EACH ROW WHEN (NEW.partner_id IS DISTINCT FROM OLD.partner_id OR NEW.branch_id IS DISTINCT FROM OLD.branch_id
+                       OR NEW.brand_id IS DISTINCT FROM OLD.brand_id)
+    EXECUTE FUNCTION hub.refuse_order_move();
+ALTER TABLE hub.orders ENABLE ALWAYS TRIGGER orders_keep_references;
 
 -- Items and options are the order as the platform sent it: like the status log, they are never changed.
 CREATE FUNCTION hub.refuse_order_line_change() RETURNS trigger LANGUAGE plpgsql AS $$

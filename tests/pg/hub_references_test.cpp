@@ -32,6 +32,13 @@ TEST_CASE("references: a partner or branch that an order names is neither delete
     CHECK(refused_as_named(outcome_of(c, "UPDATE hub.branches SET id = 'B9' WHERE id = 'B1'")));
     CHECK(outcome_of(c, "INSERT INTO hub.brands (id, name) VALUES ('BR2', 'Other')") == "ok");
     CHECK(refused_as_named(outcome_of(c, "UPDATE hub.branches SET brand_id = 'BR2' WHERE id = 'B1'")));
+    // The order stays where it was stored.
+    CHECK(outcome_of(c, "INSERT INTO hub.branches (id, brand_id, name) VALUES ('B3', 'BR2', 'Three')") == "ok");
+    for (const char* move : {"partner_id = 'p2'", "branch_id = 'B3'", "brand_id = 'BR2'", "branch_id = 'NOPE'"})
+        CHECK(outcome_of(c, std::string("UPDATE hub.orders SET ") + move).find("keeps its partner, branch and brand") !=
+              std::string::npos);
+    CHECK(outcome_of(c, "UPDATE hub.orders SET delivery_status = 'assigned'") == "ok");
+    CHECK(outcome_of(c, "DELETE FROM hub.branches WHERE id = 'B3'") == "ok");
     // The brand keeps its branch, so it stays too.
     CHECK(outcome_of(c, "DELETE FROM hub.brands WHERE id = 'BR'") != "ok");
     CHECK(h.count("SELECT count(*) FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
