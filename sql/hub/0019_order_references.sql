@@ -1,6 +1,6 @@
--- Performance (issue 23), a trade stated in docs/auditing.md and measured in docs/performance.md: six of the eight
--- foreign-key checks that every stored order paid are replaced by guards that run when a referenced row changes,
--- which nothing in the product does.
+-- Performance (issue 23), a trade stated in docs/auditing.md and measured in docs/performance.md: six foreign keys,
+-- seven of the eight checks that every stored order paid (an item's key is checked once per item), are replaced by
+-- guards that run when a referenced row changes, which nothing in the product does.
 --
 -- Checked once per order until now, and why each holds without the check:
 -- * hub.orders -> partners, branches, brands: `insert_orders` (hub/db/insert_orders.cpp), the one statement that
