@@ -6,6 +6,8 @@
   procstat.py mem PID                 peak RSS of PID alone (VmHWM of /proc/PID/status), in MiB
   procstat.py sample OUT PID...       until SIGTERM, every 0.25 s: the largest sum of VmRSS and of Pss over each
                                       PID's process tree; then writes "rss_mib pss_mib" to OUT
+  procstat.py series OUT SECONDS PID  until SIGTERM, every SECONDS: a line "elapsed_s rss_kib fds threads cpu_s" of
+                                      PID alone appended to OUT (tests/load/memory-bench.sh)
   procstat.py run OUT -- CMD...       runs CMD, writes its CPU seconds (user+system, children included) to OUT,
                                       exits with its status
 """
@@ -89,6 +91,24 @@ def main():
             if stop:
                 break
             time.sleep(0.25)
+    elif cmd == "series":
+        out, every, pid = sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+        stop = []
+        signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+        start = time.monotonic()
+        while not stop:
+            try:
+                fds = len(os.listdir(f"/proc/{pid}/fd"))
+                threads = len(os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                break
+            with open(out, "a") as f:
+                f.write(f"{time.monotonic() - start:.1f} {status_kib(pid, 'VmRSS')} {fds} {threads} "
+                        f"{stat_ticks(pid) / TICK:.2f}\n")
+            # Sleeps in small steps so that SIGTERM ends it promptly.
+            until = time.monotonic() + every
+            while not stop and time.monotonic() < until:
+                time.sleep(min(0.25, every))
     elif cmd == "run":
         out, rest = sys.argv[2], sys.argv[3:]
         if rest and rest[0] == "--":
