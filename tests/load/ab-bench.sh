@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# A/B benchmark (issue 23): two builds of `orderhub serve --role api`, or one build on two schemas, run alternately
+# at 64 connections against two databases of one throwaway PostgreSQL 15 cluster, so that both meet the same
+# machine, round by round. This is how the cuts in docs/performance.md were measured: on these VMs the speed
+# swings by ±15 % between rounds, so a change counts only when the pairs agree.
+#
+#   HUB_A=path/to/orderhub HUB_B=path/to/other/orderhub tests/load/ab-bench.sh
+#   HUB_B_SQL="DROP INDEX hub.some_idx" tests/load/ab-bench.sh          # the same build, database b changed
+#
+# Each round: a checkpoint, then wrk (tests/load/ingest.lua, the interface's example order_created with a unique
+# payload.id per request) for BENCH_SECONDS against a, then the same against b. Per round and side: orders/s, p99,
+# CPU per stored order of the hub and of PostgreSQL (from /proc over the round), stored orders against the 200
+# answers; then b / a per pair for the PostgreSQL and hub CPU per order, and their medians.
+#
+# Environment: HUB_A, HUB_B (default build/bin/orderhub for both); HUB_B_SQL, SQL run on database b after its
+# migration; BENCH_SECONDS (default 10); BENCH_ROUNDS (default 5); BENCH_CONNECTIONS (default 64);
+# BENCH_PG_STATS=1 loads pg_stat_statements (track = top, track_planning = on) and prints, per database, the
+# execution and planning time, buffer hits and WAL of insert_orders per order (execution time includes waiting for
+# the CPU). Results go to stdout; nothing is written to the repository.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+load=$root/tests/load
+pgbin=/usr/lib/postgresql/15/bin
+secs=${BENCH_SECONDS:-10}
+rounds=${BENCH_ROUNDS:-5}
+conns=${BENCH_CONNECTIONS:-64}
+declare -A bin url port hpid wh
+bin[a]=$(realpath "${HUB_A:-build/bin/orderhub}")
+bin[b]=$(realpath "${HUB_B:-build/bin/orderhub}")
+for v in a b; do
+  [ -x "${bin[$v]}" ] || { echo "no orderhub at ${bin[$v]} (build it, or set HUB_A / HUB_B)" >&2; exit 2; }
+done
+
+work=$(mktemp -d /tmp/orderhub-ab-bench.XXXXXX)
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do
+    if kill -0 "$p" 2>/dev/null; then
+      kill "$p" 2>/dev/null || true
+      wait "$p" 2>/dev/null || true
+    fi
+  done
+  "$root/deploy/pg-local.sh" destroy "$work/pg" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"$root/deploy/pg-local.sh" start "$work/pg" >/dev/null
+if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
+  printf '%s\n' "shared_preload_libraries = 'pg_stat_statements'" "pg_stat_statements.track = top" \
+    "pg_stat_statements.track_planning = on" >>"$work/pg/data/postgresql.conf"
+  "$root/deploy/pg-local.sh" restart "$work/pg" >/dev/null
+fi
+pg_port=$(cat "$work/pg/port")
+pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
+url_of() { "$root/deploy/pg-local.sh" url "$work/pg" "$1"; }
+"$load/warm-wal.sh" "$(url_of postgres)" >/dev/null 2>&1
+sql() { "$pgbin/psql" -X -q -tA -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+export ORDERHUB_SECRET_KEY=${ORDERHUB_SECRET_KEY:-$(openssl rand -hex 32)}
+export ORDERHUB_LOG_FORMAT=json
+
+for v in a b; do
+  "$pgbin/createdb" -h 127.0.0.1 -p "$pg_port" -U orderhub "ab_$v"
+  url[$v]=$(url_of "ab_$v")
+  ORDERHUB_DATABASE_URL=${url[$v]} "${bin[$v]}" migrate >/dev/null
+  ORDERHUB_DATABASE_URL=${url[$v]} "${bin[$v]}" branch create --id DEMO-1 --brand DEMO >/dev/null
+  partner=$(ORDERHUB_DATABASE_URL=${url[$v]} ORDERHUB_PUBLIC_URL=http://127.0.0.1:1 \
+    "${bin[$v]}" partner create --name "Bench Platform" --label bench --json)
+  wh[$v]=/webhooks/$(python3 -c 'import json,sys; print(json.load(sys.stdin)["webhook_url"].rsplit("/webhooks/", 1)[1])' <<<"$partner")
+  if [ "$v" = b ] && [ -n "${HUB_B_SQL:-}" ]; then sql "${url[b]}" "$HUB_B_SQL"; fi
+  if [ "${BENCH_PG_STATS:-0}" = 1 ]; then sql "${url[$v]}" "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"; fi
+  ORDERHUB_DATABASE_URL=${url[$v]} "${bin[$v]}" serve --role api --rate-limit-per-second 1000000 \
+    --rate-limit-burst 1000000 --listen 127.0.0.1:0 2>"$work/hub-$v.log" &
+  hpid[$v]=$!
+  pids+=("${hpid[$v]}")
+  port[$v]=
+  for _ in $(seq 300); do
+    port[$v]=$(sed -n 's/.*"msg":"listening".*"address":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/hub-$v.log" | head -n 1)
+    [ -n "${port[$v]}" ] && break
+    kill -0 "${hpid[$v]}" 2>/dev/null || { cat "$work/hub-$v.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -n "${port[$v]}" ] || { echo "orderhub ($v) did not start" >&2; exit 1; }
+done
+
+cpu() { python3 "$load/procstat.py" cpu "$1"; }
+echo "a: ${bin[a]}"
+echo "b: ${bin[b]}${HUB_B_SQL:+ with: $HUB_B_SQL}"
+echo "$conns connections, $rounds rounds of $secs s, alternating (commit $(git rev-parse --short HEAD), load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo
+echo "| round | side | orders/s | p99 ms | hub µs/order | PostgreSQL µs/order | stored / 200s |"
+echo "|---:|---|---:|---:|---:|---:|---|"
+: >"$work/rows"
+for r in $(seq "$rounds"); do
+  for v in a b; do
+    sql "${url[$v]}" CHECKPOINT >/dev/null
+    h0=$(cpu "${hpid[$v]}")
+    g0=$(cpu "$pg_pid")
+    BENCH_RUN=R$r$v BENCH_SECONDS=$secs BENCH_BODY=$root/deploy/examples/order-created.json \
+      wrk -t 2 -c "$conns" -d "$((secs + 2))s" --timeout 10s --latency -s "$load/ingest.lua" \
+      "http://127.0.0.1:${port[$v]}${wh[$v]}" >"$work/wrk.out" 2>&1
+    h1=$(cpu "${hpid[$v]}")
+    g1=$(cpu "$pg_pid")
+    result=$(grep '^RESULT' "$work/wrk.out" || true)
+    [ -n "$result" ] || { cat "$work/wrk.out" >&2; exit 1; }
+    ok=$(sed -n 's/.* ok=\([0-9]*\).*/\1/p' <<<" ${result#RESULT}")
+    p99=$(sed -n 's/.* p99_us=\([0-9]*\).*/\1/p' <<<" ${result#RESULT}")
+    stored=$(sql "${url[$v]}" "SELECT count(*) FROM hub.orders WHERE external_id LIKE 'R$r$v-%'")
+    python3 - "$r" "$v" "$ok" "$p99" "$h0" "$h1" "$g0" "$g1" "$stored" "$secs" >>"$work/rows" <<'EOF'
+import sys
+r, v, ok, p99, h0, h1, g0, g1, stored, secs = sys.argv[1:]
+ok = int(ok)
+hub = (float(h1) - float(h0)) * 1e6 / max(ok, 1)
+pg = (float(g1) - float(g0)) * 1e6 / max(ok, 1)
+print(f"{r} {v} {ok / int(secs):.0f} {int(p99) / 1000:.1f} {hub:.0f} {pg:.0f} {stored} {ok}")
+EOF
+    tail -n 1 "$work/rows" | awk '{printf "| %s | %s | %s | %s | %s | %s | %s / %s |\n", $1, $2, $3, $4, $5, $6, $7, $8}'
+  done
+done
+python3 - "$work/rows" <<'EOF'
+import statistics
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    r, v, rate, p99, hub, pg, stored, ok = line.split()
+    rows[(r, v)] = (float(rate), float(hub), float(pg), int(stored), int(ok))
+pairs = sorted({r for r, _ in rows}, key=int)
+pg = [rows[(r, "b")][2] / rows[(r, "a")][2] for r in pairs]
+hub = [rows[(r, "b")][1] / rows[(r, "a")][1] for r in pairs]
+rate = [rows[(r, "b")][0] / rows[(r, "a")][0] for r in pairs]
+print()
+print("b / a per pair, PostgreSQL CPU per order: " + ", ".join(f"{x:.2f}" for x in pg) +
+      f" (median {statistics.median(pg):.3f})")
+print("b / a per pair, hub CPU per order: " + ", ".join(f"{x:.2f}" for x in hub) +
+      f" (median {statistics.median(hub):.3f})")
+print("b / a per pair, orders/s: " + ", ".join(f"{x:.2f}" for x in rate) + f" (median {statistics.median(rate):.3f})")
+bad = [k for k, x in rows.items() if x[3] != x[4]]
+if bad:
+    print("RECONCILIATION FAILED for " + ", ".join(f"round {r} {v}" for r, v in sorted(bad)))
+    sys.exit(1)
+EOF
+if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
+  echo
+  echo "insert_orders per database (per order: execution µs, planning µs; per call: orders; buffer hits and WAL bytes per order):"
+  sql "${url[a]}" "SELECT d.datname || ': ' || round((s.total_exec_time * 1000 / s.rows)::numeric, 1) || ' µs exec, '
+      || round((s.total_plan_time * 1000 / s.rows)::numeric, 2) || ' µs plan, ' || round(s.rows::numeric / s.calls, 1)
+      || ' orders per call, ' || round(s.shared_blks_hit::numeric / s.rows, 1) || ' hits, '
+      || round(s.wal_bytes / s.rows) || ' B WAL'
+    FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    WHERE s.query LIKE '%to_recordset(\$1%' AND s.rows > 0 ORDER BY d.datname"
+fi
