@@ -18,6 +18,9 @@
 # execution and planning time, buffer hits and WAL of insert_orders per order (execution time includes waiting for
 # the CPU). Results go to stdout; nothing is written to the repository.
 set -euo pipefail
+# Paths given are taken from where the script is called; the default from the repository.
+hub_a=${HUB_A:+$(realpath -m "$HUB_A")}
+hub_b=${HUB_B:+$(realpath -m "$HUB_B")}
 cd "$(dirname "$0")/../.."
 root=$PWD
 load=$root/tests/load
@@ -26,8 +29,8 @@ secs=${BENCH_SECONDS:-10}
 rounds=${BENCH_ROUNDS:-5}
 conns=${BENCH_CONNECTIONS:-64}
 declare -A bin url port hpid wh
-bin[a]=$(realpath "${HUB_A:-build/bin/orderhub}")
-bin[b]=$(realpath "${HUB_B:-build/bin/orderhub}")
+bin[a]=${hub_a:-$root/build/bin/orderhub}
+bin[b]=${hub_b:-$root/build/bin/orderhub}
 for v in a b; do
   [ -x "${bin[$v]}" ] || { echo "no orderhub at ${bin[$v]} (build it, or set HUB_A / HUB_B)" >&2; exit 2; }
 done
