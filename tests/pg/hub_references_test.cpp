@@ -1,5 +1,5 @@
-// What an order names stays as it was: sql/hub/0019_order_references.sql replaced six per-order foreign-key checks
-// by guards on the rows an order names (docs/auditing.md).
+// What an order names stays as it was: sql/hub/0019_order_references.sql and 0020_status_log_reference.sql replaced
+// the per-order foreign-key checks by guards on the rows an order names (docs/auditing.md).
 #include <future>
 #include <thread>
 
@@ -111,4 +111,46 @@ TEST_CASE("references: deleting a partner while an order naming it is being stor
     CHECK(refused_as_named(deleted.get()));
     CHECK(h.count("SELECT count(*) FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id "
                   "WHERE o.id = 'in-flight'") == 1);
+}
+
+TEST_CASE("references: every status-log row names a stored order, and a stored order is kept for good",
+          "[references]") {
+    HubDb h;
+    const std::string id = make_order(h);
+    pqxx::connection c(h.db.url());
+    const auto status_row = [](const std::string& order) {
+        return "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, "
+               "applied) VALUES ('" +
+               order + "', 'B1', 'p1', 'accepted', 'pos', now(), false)";
+    };
+    const long long rows = h.count("SELECT count(*) FROM hub.order_status_log");
+    CHECK(outcome_of(c, status_row("NOPE")).find("order NOPE is not stored") != std::string::npos);
+    // One statement with a good row and a bad one writes neither.
+    CHECK(outcome_of(c,
+                     "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, "
+                     "event_time, applied) SELECT o, 'B1', 'p1', 'accepted', 'pos', now(), false "
+                     "FROM unnest(ARRAY['" +
+                         id + "', 'NOPE']) AS o")
+              .find("is not stored") != std::string::npos);
+    CHECK(outcome_of(c, "SET LOCAL session_replication_role = replica; " + status_row("NOPE")).find("is not stored") !=
+          std::string::npos);
+    CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == rows);
+    CHECK(outcome_of(c, status_row(id)) == "ok");
+    CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == rows + 1);
+    // An order that the same statement stores is found (the check runs at the statement's end).
+    CHECK(outcome_of(c,
+                     "WITH o AS (INSERT INTO hub.orders SELECT (jsonb_populate_record(NULL::hub.orders, "
+                     "to_jsonb(x) || '{\"id\": \"same-statement\", \"external_id\": \"S-1\"}')).* "
+                     "FROM hub.orders x RETURNING id) "
+                     "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, "
+                     "event_time, applied) SELECT id, 'B1', 'p1', 'received', 'operator', now(), true FROM o") == "ok");
+
+    // The order is kept: not deleted, renamed or truncated, whatever the session's replication role.
+    CHECK(outcome_of(c, "DELETE FROM hub.orders WHERE id = '" + id + "'") == "denied");
+    CHECK(outcome_of(c, "SET LOCAL session_replication_role = replica; DELETE FROM hub.orders") == "denied");
+    CHECK(outcome_of(c, "UPDATE hub.orders SET id = 'renamed' WHERE id = '" + id + "'") == "denied");
+    CHECK(outcome_of(c, "TRUNCATE hub.orders CASCADE") == "denied");
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
+    CHECK(h.count("SELECT count(*) FROM hub.order_status_log l LEFT JOIN hub.orders o ON o.id = l.order_id "
+                  "WHERE o.id IS NULL") == 0);
 }
