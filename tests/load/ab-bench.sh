@@ -35,21 +35,9 @@ for v in a b; do
   [ -x "${bin[$v]}" ] || { echo "no orderhub at ${bin[$v]} (build it, or set HUB_A / HUB_B)" >&2; exit 2; }
 done
 
-work=$(mktemp -d /tmp/orderhub-ab-bench.XXXXXX)
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do
-    if kill -0 "$p" 2>/dev/null; then
-      kill "$p" 2>/dev/null || true
-      wait "$p" 2>/dev/null || true
-    fi
-  done
-  "$root/deploy/pg-local.sh" destroy "$work/pg" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=tests/load/bench-lib.sh
+. "$load/bench-lib.sh"
+bench_work ab-bench
 
 "$root/deploy/pg-local.sh" start "$work/pg" >/dev/null
 if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
@@ -57,7 +45,6 @@ if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
     "pg_stat_statements.track_planning = on" >>"$work/pg/data/postgresql.conf"
   "$root/deploy/pg-local.sh" restart "$work/pg" >/dev/null
 fi
-pg_port=$(cat "$work/pg/port")
 pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
 url_of() { "$root/deploy/pg-local.sh" url "$work/pg" "$1"; }
 "$load/warm-wal.sh" "$(url_of postgres)" >/dev/null 2>&1
@@ -66,27 +53,14 @@ export ORDERHUB_SECRET_KEY=${ORDERHUB_SECRET_KEY:-$(openssl rand -hex 32)}
 export ORDERHUB_LOG_FORMAT=json
 
 for v in a b; do
-  "$pgbin/createdb" -h 127.0.0.1 -p "$pg_port" -U orderhub "ab_$v"
-  url[$v]=$(url_of "ab_$v")
-  ORDERHUB_DATABASE_URL=${url[$v]} "${bin[$v]}" migrate >/dev/null
-  ORDERHUB_DATABASE_URL=${url[$v]} "${bin[$v]}" branch create --id DEMO-1 --brand DEMO >/dev/null
-  partner=$(ORDERHUB_DATABASE_URL=${url[$v]} ORDERHUB_PUBLIC_URL=http://127.0.0.1:1 \
-    "${bin[$v]}" partner create --name "Bench Platform" --label bench --json)
-  wh[$v]=/webhooks/$(python3 -c 'import json,sys; print(json.load(sys.stdin)["webhook_url"].rsplit("/webhooks/", 1)[1])' <<<"$partner")
+  bench_provision "${bin[$v]}" "ab_$v"
+  url[$v]=$bench_url
+  wh[$v]=$bench_webhook
   if [ "$v" = b ] && [ -n "${HUB_B_SQL:-}" ]; then sql "${url[b]}" "$HUB_B_SQL"; fi
   if [ "${BENCH_PG_STATS:-0}" = 1 ]; then sql "${url[$v]}" "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"; fi
-  ORDERHUB_DATABASE_URL=${url[$v]} "${bin[$v]}" serve --role api --rate-limit-per-second 1000000 \
-    --rate-limit-burst 1000000 --listen 127.0.0.1:0 2>"$work/hub-$v.log" &
-  hpid[$v]=$!
-  pids+=("${hpid[$v]}")
-  port[$v]=
-  for _ in $(seq 300); do
-    port[$v]=$(sed -n 's/.*"msg":"listening".*"address":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/hub-$v.log" | head -n 1)
-    [ -n "${port[$v]}" ] && break
-    kill -0 "${hpid[$v]}" 2>/dev/null || { cat "$work/hub-$v.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [ -n "${port[$v]}" ] || { echo "orderhub ($v) did not start" >&2; exit 1; }
+  bench_serve "${bin[$v]}" "${url[$v]}" "$work/hub-$v.log"
+  hpid[$v]=$bench_pid
+  port[$v]=$bench_port
 done
 
 cpu() { python3 "$load/procstat.py" cpu "$1"; }

@@ -53,8 +53,7 @@ TEST_CASE("order document: money with three decimals, times with their offset fl
     CHECK(d.at("items").at(0).at("quantity") == 2);
 }
 
-TEST_CASE("payload hash: the canonical form of a known order hashes as it did when orders were first stored",
-          "[ingest]") {
+TEST_CASE("payload hash: the canonical form of a known order keeps its hash", "[ingest]") {
     // Stored orders keep this hash: a change of the canonical form would turn every re-sent order into a conflict.
     CHECK(hash_of(base()) == "0c0176fd0a8b251719dff0177e8ab53920084e853337f4a3d7bbcf03728c1b08");
 }
