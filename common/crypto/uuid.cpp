@@ -1,9 +1,13 @@
 #include "common/crypto/uuid.hpp"
 
+#include <pthread.h>
+
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string_view>
 
 #include "common/crypto/encoding.hpp"
 #include "common/crypto/random.hpp"
@@ -25,12 +29,49 @@ Clock& process_clock() {
     return clock;
 }
 
+constexpr std::size_t kRandomPerId = 10;
+constexpr std::size_t kIdsPerDraw = 64;
+
+/// Bumped in a forked child, so that no thread of the child hands out bytes its parent may hand out too.
+std::atomic<unsigned> g_fork_generation{0};
+
+/// The random bytes of ids, drawn from OpenSSL's generator for kIdsPerDraw ids at a time: RAND_bytes costs about
+/// 1 µs per call whatever it draws (10 bytes: 970 ns; 640 bytes: 16 ns per id), and the ingest path makes one id
+/// per stored order. Each thread keeps its own bytes; bytes handed out are never handed out again. take()'s view
+/// is valid until the thread's next take().
+class RandomPool {
+public:
+    std::string_view take() {
+        const unsigned generation = g_fork_generation.load(std::memory_order_relaxed);
+        if (used_ == bytes_.size() || generation != generation_) {
+            bytes_ = random_bytes(kRandomPerId * kIdsPerDraw);
+            used_ = 0;
+            generation_ = generation;
+        }
+        const std::string_view out(bytes_.data() + used_, kRandomPerId);
+        used_ += kRandomPerId;
+        return out;
+    }
+
+private:
+    std::string bytes_;
+    std::size_t used_ = 0;
+    unsigned generation_ = 0;
+};
+
+std::string_view id_random_bytes() {
+    [[maybe_unused]] static const int kForkHook =
+        pthread_atfork(nullptr, nullptr, [] { g_fork_generation.fetch_add(1); });
+    thread_local RandomPool pool;
+    return pool.take();
+}
+
 }  // namespace
 
 std::string uuid_v7() {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const auto now_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
-    const std::string random = random_bytes(10);
+    const std::string_view random = id_random_bytes();
     const std::uint32_t seed =
         ((static_cast<unsigned char>(random[0]) << 8) | static_cast<unsigned char>(random[1])) & kCounterSeedMask;
 

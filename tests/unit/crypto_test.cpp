@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -234,6 +237,37 @@ TEST_CASE("uuid_v7 is strictly increasing within a process and unique across thr
         thread.join();
     }
     CHECK(ids.size() == 8000);
+}
+
+TEST_CASE("uuid_v7's random bits never repeat: not across draws, not between a parent and its forked child",
+          "[crypto]") {
+    // The random bits are drawn in blocks for many ids; an id's last 16 hex digits (variant aside) are random.
+    const auto random_part = [](const std::string& id) { return id.substr(19, 4) + id.substr(24); };
+    std::set<std::string> seen;
+    for (int i = 0; i < 5000; ++i) REQUIRE(seen.insert(random_part(crypto::uuid_v7())).second);
+
+    // A child forked with part of a block unused must not hand out the parent's next bytes.
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        const std::string id = crypto::uuid_v7();
+        const ssize_t written = write(fds[1], id.data(), id.size());
+        _exit(written == static_cast<ssize_t>(id.size()) ? 0 : 1);
+    }
+    close(fds[1]);
+    const std::string mine = crypto::uuid_v7();
+    std::string theirs(36, '\0');
+    const ssize_t got = read(fds[0], theirs.data(), theirs.size());
+    close(fds[0]);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    REQUIRE(got == 36);
+    CHECK(is_uuid_v7(theirs));
+    CHECK(random_part(theirs) != random_part(mine));
 }
 
 TEST_CASE("hash_password encodes pbkdf2_sha256 with salt and hash", "[crypto]") {
