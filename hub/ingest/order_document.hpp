@@ -18,4 +18,12 @@ boost::json::object order_document(const Envelope& envelope, const OrderCreated&
 /// payload.id with any other difference is a conflict (409).
 std::string payload_hash(const Envelope& envelope, const OrderCreated& order);
 
+/// Both forms of an order as the ingest path stores them: `hash` is payload_hash(), `document` the JSON text of
+/// order_document() (the same keys in the same order), built from one document in one arena.
+struct OrderForms {
+    std::string hash;
+    std::string document;
+};
+OrderForms order_forms(const Envelope& envelope, const OrderCreated& order);
+
 }  // namespace hub::ingest

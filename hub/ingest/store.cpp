@@ -1,5 +1,7 @@
 #include "hub/ingest/store.hpp"
 
+#include <array>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 #include <charconv>
 #include <pqxx/pqxx>
@@ -27,14 +29,20 @@ struct Job {
     std::string entry;
 };
 
+/// A batch entry's own fields (the order's document aside) fit in this buffer; beyond it the arena takes from the heap.
+constexpr std::size_t kEntryArenaBytes = 2048;
+
 /// The entry of an order_created (with its new hub order id and payload hash) or of an inbox row alone.
 std::string make_entry(const std::string& partner_id, const std::optional<Validated>& order, const InboxRecord& r) {
-    boost::json::object e;
+    std::array<unsigned char, kEntryArenaBytes> buffer;
+    boost::json::monotonic_resource arena(buffer.data(), buffer.size());
+    boost::json::object e(&arena);
+    OrderForms forms;
     if (order) {
         const auto& created = std::get<OrderCreated>(order->payload);
+        forms = order_forms(order->envelope, created);
         e["id"] = common::crypto::uuid_v7();
-        e["h"] = payload_hash(order->envelope, created);
-        e["d"] = order_document(order->envelope, created);
+        e["h"] = forms.hash;
         if (r.origin.by_operator) e["op"] = r.origin.actor;
         if (r.origin.test) e["t"] = true;
     } else {
@@ -53,7 +61,16 @@ std::string make_entry(const std::string& partner_id, const std::optional<Valida
     // as base64 inside the array it was most of the text PostgreSQL's JSON parser reads character by character.
     e["bl"] = r.body.size();
     if (r.body_size != 0) e["bs"] = r.body_size;
-    return boost::json::serialize(e);
+    std::string entry = boost::json::serialize(e);  // an object with members: ends with '}'
+    if (order) {
+        // The order's document is already JSON text (serialized by Boost.JSON): it becomes the value of "d".
+        entry.reserve(entry.size() + forms.document.size() + 6);
+        entry.back() = ',';
+        entry += "\"d\":";
+        entry += forms.document;
+        entry += '}';
+    }
+    return entry;
 }
 
 /// Fills the inbox row's answer from the outcome table.

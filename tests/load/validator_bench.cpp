@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/crypto/uuid.hpp"
 #include "common/json/parse.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/validate.hpp"
@@ -96,12 +97,36 @@ void bm_store_inputs(benchmark::State& state) {
     count.report(state);
 }
 
+// What the ingest path builds per order since 2026-11-26: both forms from one document in one arena.
+void bm_order_forms(benchmark::State& state) {
+    const auto parsed = common::json::parse_strict(body());
+    const auto v = hub::ingest::validate_webhook(*parsed.value);
+    const auto& created = std::get<hub::ingest::OrderCreated>(v.value->payload);
+    AllocationCounter count;
+    for (auto _ : state) {
+        auto forms = hub::ingest::order_forms(v.value->envelope, created);
+        benchmark::DoNotOptimize(forms);
+    }
+    count.report(state);
+}
+
+void bm_uuid_v7(benchmark::State& state) {
+    AllocationCounter count;
+    for (auto _ : state) {
+        auto id = common::crypto::uuid_v7();
+        benchmark::DoNotOptimize(id);
+    }
+    count.report(state);
+}
+
 }  // namespace
 
 BENCHMARK(bm_parse);
 BENCHMARK(bm_validate);
 BENCHMARK(bm_parse_and_validate);
 BENCHMARK(bm_store_inputs);
+BENCHMARK(bm_order_forms);
+BENCHMARK(bm_uuid_v7);
 BENCHMARK_MAIN();
 
 // Every allocation of this binary goes through these: counted, then served by malloc.

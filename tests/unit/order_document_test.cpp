@@ -95,6 +95,35 @@ TEST_CASE("payload hash: the same order hashes the same, any change of the order
     }
 }
 
+TEST_CASE("order forms: the ingest path's hash and document are payload_hash() and order_document()", "[ingest]") {
+    // The ingest path builds both from one document; they must stay what the separate functions give, for
+    // every shape of order: nulls or objects, many items and options, text that JSON must escape, long text.
+    auto forms_of = [](const boost::json::value& body) {
+        auto v = parse(boost::json::serialize(body));
+        const auto& created = std::get<OrderCreated>(v.payload);
+        auto forms = order_forms(v.envelope, created);
+        CHECK(forms.hash == payload_hash(v.envelope, created));
+        CHECK(boost::json::parse(forms.document) == boost::json::value(order_document(v.envelope, created)));
+        CHECK(forms.document == boost::json::serialize(order_document(v.envelope, created)));
+    };
+    forms_of(base());
+    auto full = base();
+    full.at("event_time") = "2024-05-01T18:02:11.25+03:00";
+    full.at("payload").at("car_data") = {
+        {"color", "#fff"}, {"plate_number", "1"}, {"plate_letters", "A\"B\\"}, {"car_brand", "K\u00e9\n"}};
+    full.at("payload").at("customer").at("address") = std::string(1000, 'x');
+    full.at("payload").at("note") = "\u0001 \U0001F600 </script>";
+    auto& items = full.at("payload").at("items").as_array();
+    for (int i = 0; i < 40; ++i) items.push_back(items.at(0));
+    forms_of(full);
+    auto bare = base();
+    bare.at("payload").at("customer") = nullptr;
+    bare.at("payload").at("schedule_date") = nullptr;
+    bare.at("payload").at("is_schedule") = 0;
+    bare.at("payload").at("items").at(0).at("options") = boost::json::array();
+    forms_of(bare);
+}
+
 TEST_CASE("webhook keys: 256 random bits, URL-safe, stored as SHA-256 hex", "[ingest]") {
     const std::string k = new_webhook_key();
     CHECK(k.size() == 43);
