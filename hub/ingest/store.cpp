@@ -21,7 +21,10 @@ namespace {
 /// One unit of work for the batch: an order with its inbox row, or an inbox row alone.
 struct Job {
     std::string partner_id;
-    std::optional<Validated> order;
+    /// An order_updated, stored one by one. An order_created travels as its entry alone: its validated form stays
+    /// with (and is freed by) the network thread that built the entry.
+    std::optional<Validated> update;
+    bool created = false;
     InboxRecord inbox;
     /// Its entry of the insert_orders statement (a JSON object without its position "i"), built by the
     /// submitting coroutine so that the database worker only joins entries; empty for a job stored one by one
@@ -32,8 +35,9 @@ struct Job {
 /// A batch entry's own fields (the order's document aside) fit in this buffer; beyond it the arena takes from the heap.
 constexpr std::size_t kEntryArenaBytes = 2048;
 
-/// The entry of an order_created (with its new hub order id and payload hash) or of an inbox row alone.
-std::string make_entry(const std::string& partner_id, const std::optional<Validated>& order, const InboxRecord& r) {
+/// The entry of an order_created `order` (with its new hub order id and payload hash) or, when `order` is null,
+/// of an inbox row alone.
+std::string make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
     std::array<unsigned char, kEntryArenaBytes> buffer;
     boost::json::monotonic_resource arena(buffer.data(), buffer.size());
     boost::json::object e(&arena);
@@ -82,7 +86,7 @@ void set_inbox(InboxRecord& inbox, const StoreOutcome& out) {
 }
 
 StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
-    const auto& v = *job.order;
+    const auto& v = *job.update;
     const auto& update = std::get<OrderUpdated>(v.payload);
     StoreOutcome out;
     // The platform's order id first; the hub order id that order_created answered also names the order.
@@ -185,8 +189,8 @@ StoreOutcome apply_created(pqxx::transaction_base& tx, Job& job) {
 }
 
 StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
-    if (job.order && std::holds_alternative<OrderUpdated>(job.order->payload)) return apply_update(tx, job);
-    if (job.order) return apply_created(tx, job);
+    if (job.update) return apply_update(tx, job);
+    if (job.created) return apply_created(tx, job);
     StoreOutcome out;
     out.inbox_id = insert_inbox(tx, job.inbox);
     return out;
@@ -290,16 +294,21 @@ OrderStore::OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_
 OrderStore::~OrderStore() = default;
 
 boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, Validated order, InboxRecord inbox) {
-    Job job{std::move(partner_id), std::move(order), std::move(inbox), {}};
-    if (std::holds_alternative<OrderCreated>(job.order->payload))
-        job.entry = make_entry(job.partner_id, job.order, job.inbox);
+    Job job{std::move(partner_id), std::nullopt, false, std::move(inbox), {}};
+    if (std::holds_alternative<OrderCreated>(order.payload)) {
+        const Validated created = std::move(order);  // freed here, by this thread, before the wait
+        job.created = true;
+        job.entry = make_entry(job.partner_id, &created, job.inbox);
+    } else {
+        job.update = std::move(order);
+    }
     co_return co_await impl_->batcher.submit(std::move(job));
 }
 
 boost::asio::awaitable<std::string> OrderStore::record(InboxRecord inbox) {
-    Job job{inbox.partner_id, std::nullopt, std::move(inbox), {}};
+    Job job{inbox.partner_id, std::nullopt, false, std::move(inbox), {}};
     // insert_orders stores an inbox row alone without an order id; one that names an order goes one by one.
-    if (job.inbox.order_id.empty()) job.entry = make_entry(job.partner_id, job.order, job.inbox);
+    if (job.inbox.order_id.empty()) job.entry = make_entry(job.partner_id, nullptr, job.inbox);
     auto out = co_await impl_->batcher.submit(std::move(job));
     co_return out.inbox_id;
 }
