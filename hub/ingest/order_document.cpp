@@ -10,6 +10,9 @@
 namespace hub::ingest {
 namespace {
 
+// The keys of an order's document (canonical() and add_event_time()): reserved at once, so no rehash.
+constexpr std::size_t kDocumentKeys = 18;
+
 // A parsed webhook's canonical form takes about 3 KiB; beyond this buffer the arena takes from the heap.
 constexpr std::size_t kArenaBytes = 4096;
 
@@ -20,7 +23,7 @@ boost::json::value optional_text(const std::optional<std::string>& s, const boos
 // Everything but the event time, in a fixed key order: the canonical form that payload_hash() digests. Every
 // value comes from `sp`; changing a key, its order or a value's form changes the hash of every stored order.
 boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, const boost::json::storage_ptr& sp) {
-    boost::json::object d(sp);
+    boost::json::object d(kDocumentKeys, sp);
     d["branch_id"] = envelope.branch_id;
     d["external_id"] = o.external_id;
     d["payment_method"] = o.payment_method;
@@ -34,7 +37,7 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
     d["schedule_date"] = o.schedule_date ? boost::json::value(o.schedule_date->to_sql(), sp) : nullptr;
     d["schedule_date_has_offset"] = o.schedule_date && o.schedule_date->offset_minutes.has_value();
     if (o.car_data) {
-        boost::json::object car(sp);
+        boost::json::object car(4, sp);
         car["color"] = o.car_data->color;
         car["plate_number"] = o.car_data->plate_number;
         car["plate_letters"] = o.car_data->plate_letters;
@@ -44,7 +47,7 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
         d["car_data"] = nullptr;
     }
     if (o.customer) {
-        boost::json::object customer(sp);
+        boost::json::object customer(3, sp);
         customer["name"] = o.customer->name;
         customer["phone"] = o.customer->phone;
         customer["address"] = optional_text(o.customer->address, sp);
@@ -57,7 +60,7 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
     items.reserve(o.items.size());
     for (std::size_t i = 0; i < o.items.size(); ++i) {
         const auto& it = o.items[i];
-        boost::json::object item(sp);
+        boost::json::object item(5, sp);
         item["line_no"] = i;
         item["id"] = it.id;
         item["quantity"] = it.quantity;
@@ -66,7 +69,7 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
         items.push_back(std::move(item));
         for (std::size_t k = 0; k < it.options.size(); ++k) {
             const auto& op = it.options[k];
-            boost::json::object option(sp);
+            boost::json::object option(5, sp);
             option["line_no"] = i;
             option["option_no"] = k;
             option["id"] = op.id;
@@ -106,7 +109,7 @@ OrderForms order_forms(const Envelope& envelope, const OrderCreated& order) {
     // One document, serialized once: the canonical text is hashed, then closed with the event time.
     out.document = boost::json::serialize(canonical(envelope, order, sp));
     out.hash = common::crypto::sha256_hex(out.document);
-    boost::json::object tail(sp);
+    boost::json::object tail(2, sp);
     add_event_time(tail, envelope);
     const std::string rest = boost::json::serialize(tail);  // {"event_time":...}: never empty
     out.document.back() = ',';

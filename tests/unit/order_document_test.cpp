@@ -1,7 +1,9 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "common/json/parse.hpp"
+#include "hub/ingest/money.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/partners.hpp"
 
@@ -51,6 +53,19 @@ TEST_CASE("order document: money with three decimals, times with their offset fl
     CHECK(d.at("options").at(0).at("line_no") == 0);
     CHECK(d.at("options").at(0).at("price") == "0.250");
     CHECK(d.at("items").at(0).at("quantity") == 2);
+}
+
+TEST_CASE("money text: thousandths with three decimals, for every amount including the extremes", "[ingest]") {
+    CHECK(format_money(0) == "0.000");
+    CHECK(format_money(7) == "0.007");
+    CHECK(format_money(70) == "0.070");
+    CHECK(format_money(1500) == "1.500");
+    CHECK(format_money(12'345) == "12.345");
+    CHECK(format_money(kMaxMoneyUnits * 1000) == "1000000000.000");
+    CHECK(format_money(-1) == "-0.001");
+    CHECK(format_money(-12'345) == "-12.345");
+    CHECK(format_money(std::numeric_limits<Money>::max()) == "9223372036854775.807");
+    CHECK(format_money(std::numeric_limits<Money>::min()) == "-9223372036854775.808");
 }
 
 TEST_CASE("payload hash: the canonical form of a known order keeps its hash", "[ingest]") {
