@@ -1,7 +1,9 @@
 #include "common/log/log.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,8 @@ namespace common::log {
 namespace {
 
 std::atomic<Format> g_format{Format::json};
+
+constexpr std::size_t kLineArenaBytes = 2048;
 std::mutex g_mutex;
 
 const char* level_name(Level l) {
@@ -25,16 +29,33 @@ const char* level_name(Level l) {
     return "info";
 }
 
+// The time of a line: 2026-11-26T14:02:11.123Z. The text up to the second is made once per second and thread
+// (a busy hub writes a line per request).
 std::string now_iso() {
-    auto now = std::chrono::system_clock::now();
-    auto secs = std::chrono::system_clock::to_time_t(now);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
+    struct Second {
+        std::time_t secs = -1;
+        std::array<char, 64> text{};
+        std::size_t size = 0;
+    };
+    thread_local Second cached;
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+    const auto ms =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
+    if (secs != cached.secs) {
+        std::tm tm{};
+        gmtime_r(&secs, &tm);
+        const int n = std::snprintf(cached.text.data(), cached.text.size(), "%04d-%02d-%02dT%02d:%02d:%02d.",
+                                    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        cached.size = n > 0 ? static_cast<std::size_t>(n) : 0;
+        cached.secs = secs;
+    }
+    std::string out(cached.text.data(), cached.size);
+    out += static_cast<char>('0' + ms / 100);
+    out += static_cast<char>('0' + ms / 10 % 10);
+    out += static_cast<char>('0' + ms % 10);
+    out += 'Z';
+    return out;
 }
 
 }  // namespace
@@ -54,7 +75,10 @@ bool parse_format(std::string_view text, Format& out) {
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
                         MoreFields more) {
     if (format == Format::json) {
-        boost::json::object o;
+        // A line's values are copied into a stack arena: no allocation per field.
+        std::array<unsigned char, kLineArenaBytes> buffer;
+        boost::json::monotonic_resource arena(buffer.data(), buffer.size());
+        boost::json::object o(3 + fields.size() + more.size(), &arena);
         o["time"] = time;
         o["level"] = level_name(level);
         o["msg"] = message;
