@@ -28,6 +28,7 @@ pgbin=/usr/lib/postgresql/15/bin
 secs=${BENCH_SECONDS:-10}
 rounds=${BENCH_ROUNDS:-5}
 conns=${BENCH_CONNECTIONS:-64}
+threads=$((conns < 2 ? 1 : 2))  # wrk wants at least one connection per thread
 declare -A bin url port hpid wh
 bin[a]=${hub_a:-$root/build/bin/orderhub}
 bin[b]=${hub_b:-$root/build/bin/orderhub}
@@ -77,8 +78,8 @@ for r in $(seq "$rounds"); do
     h0=$(cpu "${hpid[$v]}")
     g0=$(cpu "$pg_pid")
     BENCH_RUN=R$r$v BENCH_SECONDS=$secs BENCH_BODY=$root/deploy/examples/order-created.json \
-      wrk -t 2 -c "$conns" -d "$((secs + 2))s" --timeout 10s --latency -s "$load/ingest.lua" \
-      "http://127.0.0.1:${port[$v]}${wh[$v]}" >"$work/wrk.out" 2>&1
+      wrk -t "$threads" -c "$conns" -d "$((secs + 2))s" --timeout 10s --latency -s "$load/ingest.lua" \
+      "http://127.0.0.1:${port[$v]}${wh[$v]}" >"$work/wrk.out" 2>&1 || { cat "$work/wrk.out" >&2; exit 1; }
     h1=$(cpu "${hpid[$v]}")
     g1=$(cpu "$pg_pid")
     result=$(grep '^RESULT' "$work/wrk.out" || true)
