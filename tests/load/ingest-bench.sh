@@ -30,7 +30,8 @@
 # Profiling (each slows what it watches, so read the figures of a run without them): BENCH_PG_STATS=1 loads
 # pg_stat_statements and writes, statement by statement, where PostgreSQL spent the first 64-connection round of
 # the hub and of the peer (calls, time, rows, shared buffers) into the results file; BENCH_PERF=FILE records
-# `perf record -g` of the hub during its first 64-connection round into FILE (read it with `perf report -i FILE`);
+# `perf record -g` of the hub during its first 64-connection round into FILE (read it with `perf report -i FILE`;
+# BENCH_PERF_CALLGRAPH=dwarf for complete call chains, which tests/load/hub-profile-groups.py groups);
 # BENCH_PERF_PG=PREFIX records PostgreSQL's processes during the first round of the hub (PREFIX-hub) and of the
 # peer (PREFIX-peer).
 set -euo pipefail
@@ -319,7 +320,9 @@ run_wrk() {
   [ "$round" != 1 ] || pg_stats_reset
   local perf_pid=
   if [ "$target" = hub ] && [ "$round" = 1 ] && [ -n "${BENCH_PERF:-}" ]; then
-    perf record -g -F 499 -o "$BENCH_PERF" -p "$hub_pid" -- sleep "$duration" >"$work/perf.log" 2>&1 &
+    # The Release build has no frame pointers: BENCH_PERF_CALLGRAPH=dwarf follows the chains through libc (larger files).
+    perf record --call-graph "${BENCH_PERF_CALLGRAPH:-fp}" -F 499 -o "$BENCH_PERF" -p "$hub_pid" -- sleep "$duration" \
+      >"$work/perf.log" 2>&1 &
     perf_pid=$!
     pids+=("$perf_pid")
   fi
