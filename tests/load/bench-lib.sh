@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034,SC2154  # sets variables for the script that sources it, reads its $root
-# Shared by tests/load/memory-bench.sh and tests/load/ab-bench.sh (sourced; needs $root set to the repository):
+# Shared by the benchmarks of tests/load (sourced; needs $root set to the repository):
 # a temporary directory with the processes to stop by PID and a throwaway PostgreSQL cluster, both removed on
 # exit; a hub database provisioned as the benchmarks need it; an `orderhub serve` started and its port read.
 

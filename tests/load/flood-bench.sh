@@ -46,21 +46,9 @@ else
   [ -x "$hub_bin" ] || hub_bin=$build/bin/orderhub
 fi
 
-work=$(mktemp -d /tmp/orderhub-flood-bench.XXXXXX)
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do
-    if kill -0 "$p" 2>/dev/null; then
-      kill "$p" 2>/dev/null || true
-      wait "$p" 2>/dev/null || true
-    fi
-  done
-  "$root/deploy/pg-local.sh" destroy "$work/pg" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=tests/load/bench-lib.sh
+. "$root/tests/load/bench-lib.sh"
+bench_work flood-bench  # $work and $pids, both cleaned up on exit (and on Ctrl-C)
 
 log() { echo "[$(date +%T)] $*" >&2; }
 started_at=$(date +%s)

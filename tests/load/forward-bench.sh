@@ -54,21 +54,9 @@ cmake --build "$build" --target orderhub orderpos -j2 >/dev/null 2>&1 || cmake -
 hub_bin=$(cd "$build/bin" && pwd)/orderhub
 pos_bin=$(cd "$build/bin" && pwd)/orderpos
 
-work=$(mktemp -d /tmp/orderhub-forward-bench.XXXXXX)
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do
-    if kill -0 "$p" 2>/dev/null; then
-      kill "$p" 2>/dev/null || true
-      wait "$p" 2>/dev/null || true
-    fi
-  done
-  "$root/deploy/pg-local.sh" destroy "$work/pg" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=tests/load/bench-lib.sh
+. "$root/tests/load/bench-lib.sh"
+bench_work forward-bench  # $work and $pids, both cleaned up on exit (and on Ctrl-C)
 
 log() { echo "[$(date +%T)] $*" >&2; }
 started_at=$(date +%s)
