@@ -39,7 +39,7 @@ common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, c
 namespace {
 
 // name, env after ORDERHUB_, placeholder, default, help: the flags of orderhub serve after the service's own.
-constexpr std::array<common::config::OptionRow, 20> kHubServeOptions{{
+constexpr std::array<common::config::OptionRow, 21> kHubServeOptions{{
     {"admin-listen", "ADMIN_LISTEN", "ADDR", std::nullopt,
      "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); when set, the main "
      "listener no longer serves /metrics"},
@@ -81,12 +81,24 @@ constexpr std::array<common::config::OptionRow, 20> kHubServeOptions{{
      "answered 503"},
     {"db-queue-timeout-ms", "DB_QUEUE_TIMEOUT_MS", "MS", "10000",
      "how long a request may wait for a database worker before it is answered 503"},
+    {"ingest-batches", "INGEST_BATCHES", "N", "1",
+     "group commits of webhooks at once, each on a database worker of its own (below --db-workers, or 1); raise it "
+     "only when PostgreSQL has cores to spare"},
 }};
 
 }  // namespace
 
 std::vector<common::config::OptionSpec> serve_option_specs() {
     return common::config::option_specs(kHubServeOptions, "ORDERHUB");
+}
+
+std::size_t ingest_batches(const common::config::ParsedArgs& args, std::size_t db_workers) {
+    const auto n = static_cast<std::size_t>(number_setting(args, "ingest-batches", 1, 256));
+    if (n > 1 && n >= db_workers)
+        throw common::cli::UserError("--ingest-batches (" + std::to_string(n) + ") must be below --db-workers (" +
+                                     std::to_string(db_workers) +
+                                     "): each group commit holds a database worker, and one stays free for lookups");
+    return n;
 }
 
 forward::ForwarderOptions forwarder_options(const common::config::ParsedArgs& args, const std::string& database_url) {

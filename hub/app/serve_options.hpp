@@ -25,6 +25,10 @@ std::string public_base_url(const common::config::ParsedArgs& args);
 common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, const std::string& database_url,
                                        std::size_t workers, common::metrics::Histogram& queue_wait);
 
+/// --ingest-batches: how many webhook group commits may run at once. Throws a UserError unless it leaves a worker
+/// of the `db_workers` free (1 is always allowed).
+std::size_t ingest_batches(const common::config::ParsedArgs& args, std::size_t db_workers);
+
 /// The flags of `serve` after the service's own: listeners, role, dashboard, rate limits, the forwarder's
 /// (concurrency, bulkhead, time-outs, breaker, give-up time, lease) and the database time-outs.
 std::vector<common::config::OptionSpec> serve_option_specs();

@@ -2,6 +2,7 @@
 body, records every request to a known key in the inbox, and recovers from a database outage without a restart."""
 import copy
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 from harness import HUB, Service, check, create_database, eq, finish, hub_env, pg_ctl, psql, run
 
@@ -195,6 +196,22 @@ eq(svc.stop(), 0, "SIGTERM exit 0")
 log = svc.log()
 for p in (p1, p2, rotated):
     check(p["path"].rsplit("/", 1)[1] not in log, "webhook keys never reach the log")
+
+# --ingest-batches: group commits at once. Each holds a database worker and one worker stays free for lookups, so
+# a count that leaves none is refused before anything starts; two at once store every order of a concurrent wave.
+r = run(HUB, "serve", "--role", "api", "--listen", "127.0.0.1:0", "--db-workers", "3", "--ingest-batches", "3",
+        env=env, timeout=30)
+eq(r.returncode, 1, f"no worker left for lookups: exit 1 ({r.stderr})")
+check("--ingest-batches (3) must be below --db-workers (3)" in r.stderr, f"says why: {r.stderr}")
+eq(run(HUB, "serve", "--ingest-batches", "0", env=env, timeout=30).returncode, 1, "--ingest-batches 0: exit 1")
+eq(run(HUB, "branch", "create", "--id", "wave-01", "--brand", "BR-A", env=env).returncode, 0, "branch wave-01")
+svc = Service(HUB, "--role", "api", "--db-workers", "4", "--ingest-batches", "2", env=env)
+with ThreadPoolExecutor(max_workers=16) as pool:
+    wave = list(pool.map(lambda i: svc.request("POST", p1["path"], order(id=f"WAVE-{i}", branch_id="wave-01")), range(64)))
+eq(sorted({s for s, _, _ in wave}), [200], "two group commits at once: every order answered 200")
+eq(len({b.get("order_id") for _, _, b in wave}), 64, "64 orders, 64 ids")
+eq(psql(url, "SELECT count(*) FROM hub.orders WHERE external_id LIKE 'WAVE-%'"), "64", "64 orders stored")
+eq(svc.stop(), 0, "SIGTERM exit 0 (two batches)")
 
 # CLI: exit codes and no keys in listings.
 listing = run(HUB, "partner", "list", "--json", env=env)
