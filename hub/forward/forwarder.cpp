@@ -61,14 +61,16 @@ private:
 }  // namespace
 
 /// Answers from many deliveries end their claims in shared transactions: one commit for a batch instead of one
-/// per order (at 2,000 orders/s the commits, not the statements, are what PostgreSQL spends its time on).
+/// per order (at 2,000 orders/s the commits, not the statements, are what PostgreSQL spends its time on). One
+/// batch at a time: the answers that come while it runs share the next one (as the ingest's group commit,
+/// hub/app/serve.cpp).
 struct Forwarder::Finisher {
     explicit Finisher(common::db::Pool& pool)
         : batcher(
               pool,
               [](pqxx::connection& c, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
                  std::span<std::exception_ptr> errors) { finish_jobs(c, requests, owned, errors); },
-              128, 2) {}
+              128, 1) {}
     common::db::Batcher<FinishRequest, FinishOutcome> batcher;
 };
 

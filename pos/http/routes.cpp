@@ -31,8 +31,10 @@ Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords, std::chrono::s
     : pool_(pool),
       passwords_(passwords),
       token_lifetime_(token_lifetime),
-      // Half the pool's workers at most for batches of orders: logins and token checks keep theirs.
-      intake_(pool, 64, std::max<std::size_t>(1, pool.stats().workers / 2)),
+      // One batch of orders at a time, on one worker: logins and token checks keep the others, and the orders that
+      // arrive while a batch runs share the next statement and commit rather than start one of their own (the
+      // drain of tests/load/forward-bench.sh: 0.88 x the PostgreSQL CPU per order against two at once).
+      intake_(pool, 64, 1),
       health_{pool, "pos", common::db::migrations_pos(), render_error} {}
 
 common::http::Handler Routes::handler() {
