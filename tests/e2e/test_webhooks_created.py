@@ -203,7 +203,8 @@ r = run(HUB, "serve", "--role", "api", "--listen", "127.0.0.1:0", "--db-workers"
         env=env, timeout=30)
 eq(r.returncode, 1, f"no worker left for lookups: exit 1 ({r.stderr})")
 check("--ingest-batches (3) must be below --db-workers (3)" in r.stderr, f"says why: {r.stderr}")
-eq(run(HUB, "serve", "--ingest-batches", "0", env=env, timeout=30).returncode, 1, "--ingest-batches 0: exit 1")
+eq(run(HUB, "serve", "--listen", "127.0.0.1:0", "--ingest-batches", "0", env=env, timeout=30).returncode, 1,
+   "--ingest-batches 0: exit 1")
 eq(run(HUB, "branch", "create", "--id", "wave-01", "--brand", "BR-A", env=env).returncode, 0, "branch wave-01")
 svc = Service(HUB, "--role", "api", "--db-workers", "4", "--ingest-batches", "2", env=env)
 with ThreadPoolExecutor(max_workers=16) as pool:
