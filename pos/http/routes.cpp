@@ -1,6 +1,5 @@
 #include "pos/http/routes.hpp"
 
-#include <algorithm>
 #include <exception>
 
 #include "common/db/pool.hpp"

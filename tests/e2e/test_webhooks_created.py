@@ -198,7 +198,8 @@ for p in (p1, p2, rotated):
     check(p["path"].rsplit("/", 1)[1] not in log, "webhook keys never reach the log")
 
 # --ingest-batches: group commits at once. Each holds a database worker and one worker stays free for lookups, so
-# a count that leaves none is refused before anything starts; two at once store every order of a concurrent wave.
+# a count that leaves none is refused before anything starts. With two allowed at once, a concurrent wave is stored
+# whole (how two batches share waiting jobs is tests/pg/batcher_test.cpp's).
 r = run(HUB, "serve", "--role", "api", "--listen", "127.0.0.1:0", "--db-workers", "3", "--ingest-batches", "3",
         env=env, timeout=30)
 eq(r.returncode, 1, f"no worker left for lookups: exit 1 ({r.stderr})")
