@@ -3,6 +3,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <future>
@@ -58,4 +59,42 @@ TEST_CASE("batcher: jobs waiting together are shared between the batches that ru
     // Not one batch of ten beside an empty one: each of the two batches that run at once takes its half.
     std::sort(sizes.begin(), sizes.end());
     CHECK(sizes == std::vector<std::size_t>{5, 5});
+}
+
+TEST_CASE("batcher: with a gather time, a job that finds it idle waits for the jobs that follow", "[batcher]") {
+    tests::TempDatabase db;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
+    std::mutex mutex;
+    std::vector<std::size_t> sizes;
+    common::db::Batcher<int, int> batcher(
+        pool,
+        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
+            pqxx::nontransaction(c).exec("SELECT 1");
+            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] * 10;
+            std::lock_guard lock(mutex);
+            sizes.push_back(jobs.size());
+        },
+        256, 1, std::chrono::microseconds(1000), std::chrono::seconds(2));
+
+    // One job alone, then four more 50 ms later: well within the 2 s the first one waits for company.
+    constexpr int kJobs = 5;
+    std::vector<int> answers(kJobs, -1);
+    auto submit = [&](int i) {
+        asio::co_spawn(
+            ioc,
+            [](common::db::Batcher<int, int>& b, int job, int& out) -> asio::awaitable<void> {
+                out = co_await b.submit(job);
+            }(batcher, i, answers[i]),
+            asio::detached);
+    };
+    submit(0);
+    asio::steady_timer later(ioc, std::chrono::milliseconds(50));
+    later.async_wait([&](const boost::system::error_code&) {
+        for (int i = 1; i < kJobs; ++i) submit(i);
+    });
+    ioc.run();
+
+    for (int i = 0; i < kJobs; ++i) CHECK(answers[i] == i * 10);
+    CHECK(sizes == std::vector<std::size_t>{5});
 }
