@@ -53,6 +53,7 @@ int serve(const common::config::ParsedArgs& args) {
     const bool api = role != "forwarder";
     const bool forwarding = role != "api";
     const std::size_t batches = ingest_batches(args, cfg.db_workers);
+    const auto gather = ingest_gather(args);
     const auto admin_listen = admin_address(args);
     // Signing secrets (api) and POS credentials (forwarder) are sealed: a clear error now rather than refusals later.
     std::optional<common::crypto::SecretBox> box = forward::secret_box(args);
@@ -66,9 +67,11 @@ int serve(const common::config::ParsedArgs& args) {
     // other workers free for lookups, readiness and the forwarder. One batch at a time gathers twice the orders
     // per statement of two (31 against 17 at 64 connections), and its fixed costs (plan, triggers, commit) fall
     // on twice as many: on 2 cores, PostgreSQL 0.72 x and the hub 0.88 x the CPU per order, 1.10 x the orders/s
-    // (docs/performance.md, "One group commit at a time").
+    // (docs/performance.md, "One group commit at a time"). At low rates, where each statement would carry one
+    // order, a webhook that finds the group commit idle waits --ingest-gather-ms (default 2) for company
+    // (docs/performance.md, "Gathering at low rates").
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
-    ingest::OrderStore store(pool, 256, batches);
+    ingest::OrderStore store(pool, 256, batches, gather);
     ingest::WebhookHandler webhooks(partners, store);
     ingest::WebhookIds webhook_ids(pool);
     webhooks.guard_replays(webhook_ids);

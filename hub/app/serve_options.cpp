@@ -39,7 +39,7 @@ common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, c
 namespace {
 
 // name, env after ORDERHUB_, placeholder, default, help: the flags of orderhub serve after the service's own.
-constexpr std::array<common::config::OptionRow, 21> kHubServeOptions{{
+constexpr std::array<common::config::OptionRow, 22> kHubServeOptions{{
     {"admin-listen", "ADMIN_LISTEN", "ADDR", std::nullopt,
      "a separate plain-HTTP listener for /metrics and a detailed /readyz (keep it private); when set, the main "
      "listener no longer serves /metrics"},
@@ -84,6 +84,9 @@ constexpr std::array<common::config::OptionRow, 21> kHubServeOptions{{
     {"ingest-batches", "INGEST_BATCHES", "N", "1",
      "group commits of webhooks at once, each on a database worker of its own (below --db-workers, or 1); raise it "
      "only when PostgreSQL has cores to spare"},
+    {"ingest-gather-ms", "INGEST_GATHER_MS", "MS", "2",
+     "how long a webhook that finds no group commit running waits for others to share its statement (0 to 100): "
+     "less PostgreSQL CPU per order at low rates, that much more latency"},
 }};
 
 }  // namespace
@@ -99,6 +102,10 @@ std::size_t ingest_batches(const common::config::ParsedArgs& args, std::size_t d
                                      std::to_string(db_workers) +
                                      "): each group commit holds a database worker, and one stays free for lookups");
     return n;
+}
+
+std::chrono::milliseconds ingest_gather(const common::config::ParsedArgs& args) {
+    return std::chrono::milliseconds(number_setting(args, "ingest-gather-ms", 0, 100));
 }
 
 forward::ForwarderOptions forwarder_options(const common::config::ParsedArgs& args, const std::string& database_url) {

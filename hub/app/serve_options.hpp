@@ -2,6 +2,7 @@
 
 // The `serve` flags of the forwarder and of numbers in general, apart from the listener's wiring (serve.cpp).
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, c
 /// --ingest-batches: how many webhook group commits may run at once. Throws a UserError unless it leaves a worker
 /// of the `db_workers` free (1 is always allowed).
 std::size_t ingest_batches(const common::config::ParsedArgs& args, std::size_t db_workers);
+
+/// --ingest-gather-ms: how long a webhook that finds the group commit idle waits for company (0 to 100 ms).
+std::chrono::milliseconds ingest_gather(const common::config::ParsedArgs& args);
 
 /// The flags of `serve` after the service's own: listeners, role, dashboard, rate limits, the forwarder's
 /// (concurrency, bulkhead, time-outs, breaker, give-up time, lease) and the database time-outs.

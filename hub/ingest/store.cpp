@@ -283,13 +283,14 @@ std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
 }
 
 struct OrderStore::Impl {
-    Impl(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent)
-        : batcher(pool, run_batch, max_batch, max_concurrent) {}
+    Impl(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent, std::chrono::microseconds gather)
+        : batcher(pool, run_batch, max_batch, max_concurrent, std::chrono::microseconds(1000), gather) {}
     common::db::Batcher<Job, StoreOutcome> batcher;
 };
 
-OrderStore::OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent)
-    : impl_(std::make_unique<Impl>(pool, max_batch, max_concurrent)) {}
+OrderStore::OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent,
+                       std::chrono::microseconds gather)
+    : impl_(std::make_unique<Impl>(pool, max_batch, max_concurrent, gather)) {}
 
 OrderStore::~OrderStore() = default;
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,10 +71,13 @@ public:
 };
 
 /// Writes orders and inbox rows through group commit: requests from many connections share transactions,
-/// each answered only after its transaction committed. Thread-safe; holds a reference to the pool.
+/// each answered only after its transaction committed. A request that finds no transaction running or due waits
+/// `gather` at most for others to share its statement (common::db::Batcher). Thread-safe; holds a reference to the
+/// pool.
 class OrderStore final : public OrderSink {
 public:
-    OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent);
+    OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent,
+               std::chrono::microseconds gather = std::chrono::microseconds(0));
     ~OrderStore() override;
 
     boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox) override;

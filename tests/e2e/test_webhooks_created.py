@@ -215,6 +215,18 @@ eq(len({b.get("order_id") for _, _, b in wave}), 64, "64 orders, 64 ids")
 eq(psql(url, "SELECT count(*) FROM hub.orders WHERE external_id LIKE 'WAVE-%'"), "64", "64 orders stored")
 eq(svc.stop(), 0, "SIGTERM exit 0 (two batches)")
 
+# --ingest-gather-ms: how long a webhook that finds the group commit idle waits for company (0 to 100).
+r = run(HUB, "serve", "--listen", "127.0.0.1:0", "--ingest-gather-ms", "101", env=env, timeout=30)
+eq(r.returncode, 1, f"--ingest-gather-ms 101: exit 1 ({r.stderr})")
+check("--ingest-gather-ms" in r.stderr, f"names the setting: {r.stderr}")
+svc = Service(HUB, "--role", "api", "--ingest-gather-ms", "50", env=env)
+with ThreadPoolExecutor(max_workers=16) as pool:
+    wave = list(pool.map(lambda i: svc.request("POST", p1["path"], order(id=f"GATHER-{i}", branch_id="wave-01")),
+                         range(32)))
+eq(sorted({s for s, _, _ in wave}), [200], "gathering: every order answered 200")
+eq(psql(url, "SELECT count(*) FROM hub.orders WHERE external_id LIKE 'GATHER-%'"), "32", "32 orders stored")
+eq(svc.stop(), 0, "SIGTERM exit 0 (gathering)")
+
 # CLI: exit codes and no keys in listings.
 listing = run(HUB, "partner", "list", "--json", env=env)
 eq(listing.returncode, 0, "partner list")
