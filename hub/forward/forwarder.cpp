@@ -42,6 +42,16 @@ AttemptOutcome attempt_outcome(Verdict v) {
 /// ahead of its free slots.
 constexpr auto kNoClaimAheadAfterUnsent = std::chrono::seconds(30);
 
+/// At low rates every statement of the forwarder would carry about one order and pay its fixed costs (plan,
+/// triggers, commit) alone. A NOTIFY of a new job that wakes the forwarder waits this long before it claims, so
+/// that the jobs stored meanwhile share the claim. A claim that took all it could is followed by the next at once,
+/// and a delivery's end (room for a host's backlog) does not wait.
+constexpr auto kClaimGather = std::chrono::milliseconds(10);
+
+/// The same for the end of claims: the first delivery to end while the finisher is idle waits this long for
+/// others to share its transaction. The order is at the POS already; only the record of it waits.
+constexpr auto kFinishGather = std::chrono::milliseconds(20);
+
 double jitter() {
     thread_local std::mt19937 rng{std::random_device{}()};
     return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
@@ -63,14 +73,14 @@ private:
 /// Answers from many deliveries end their claims in shared transactions: one commit for a batch instead of one
 /// per order (at 2,000 orders/s the commits, not the statements, are what PostgreSQL spends its time on). One
 /// batch at a time: the answers that come while it runs share the next one (as the ingest's group commit,
-/// hub/app/serve.cpp).
+/// hub/app/serve.cpp), and at low rates the first answer waits `kFinishGather` for company.
 struct Forwarder::Finisher {
     explicit Finisher(common::db::Pool& pool)
         : batcher(
               pool,
               [](pqxx::connection& c, std::span<FinishRequest> requests, std::span<FinishOutcome> owned,
                  std::span<std::exception_ptr> errors) { finish_jobs(c, requests, owned, errors); },
-              128, 1) {}
+              128, 1, std::chrono::microseconds(1000), kFinishGather) {}
     common::db::Batcher<FinishRequest, FinishOutcome> batcher;
 };
 
@@ -151,7 +161,12 @@ asio::awaitable<void> Forwarder::loop() {
         if (auto probe = hosts_.next_probe())
             sleep = std::clamp<std::chrono::steady_clock::duration>(*probe - std::chrono::steady_clock::now(),
                                                                     std::chrono::milliseconds(10), sleep);
-        if (!co_await wake_.sleep_for(sleep)) full_look_ = true;  // the poll: retries due, leases expired
+        if (!co_await wake_.sleep_for(sleep)) {
+            full_look_ = true;                  // the poll: retries due, leases expired
+        } else if (full_look_ && !stopping_) {  // a NOTIFY of a new job, not a delivery's end
+            asio::steady_timer gather(strand_, kClaimGather);
+            co_await gather.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
     }
     // Stopping: let deliveries in flight end (each is bounded by the client's time-outs) and the upkeep and the
     // breaker records finish, then give back the rest.
@@ -248,16 +263,27 @@ void Forwarder::start_delivery(ClaimedJob job, std::chrono::steady_clock::time_p
     d.job = std::move(job);
     d.claimed_at = claimed_at;
     ++in_flight_;
+    d.holds_host = std::make_shared<bool>(!d.host.empty());
     std::string host = d.host;
-    asio::co_spawn(strand_, deliver(std::move(d)), [this, host](const std::exception_ptr& e) {
+    auto holds = d.holds_host;
+    asio::co_spawn(strand_, deliver(std::move(d)), [this, host, holds](const std::exception_ptr& e) {
         common::log::on_failure("delivery failed")(e);
-        if (PosHost* h = host.empty() ? nullptr : hosts_.find(host)) {
+        if (PosHost* h = *holds ? hosts_.find(host) : nullptr) {
             --h->in_flight;
             h->publish(std::chrono::steady_clock::now());
         }
         --in_flight_;
         wake_.notify();
     });
+}
+
+void Forwarder::free_host_slot(Delivery& d) {
+    if (!d.holds_host || !std::exchange(*d.holds_host, false)) return;
+    if (PosHost* h = hosts_.find(d.host)) {
+        --h->in_flight;
+        h->publish(std::chrono::steady_clock::now());
+    }
+    wake_.notify();
 }
 
 asio::awaitable<void> Forwarder::give_back(std::vector<std::string> orders) {
@@ -422,6 +448,7 @@ asio::awaitable<void> Forwarder::deliver(Delivery d) {
         co_return;
     }
     log_result(d, r);
+    free_host_slot(d);  // the exchanges are over; the host may take another order while this one's end is recorded
     co_await record(d, r);
 }
 

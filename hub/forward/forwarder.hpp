@@ -77,6 +77,9 @@ private:
         bool probed = false;  ///< it was admitted as the probe (for the log)
         bool unsent = false;  ///< a request found no free slot of its host in time: nothing was sent
         std::chrono::steady_clock::time_point claimed_at;  ///< taken before the claim was sent
+        /// It still takes a slot of its host's bulkhead: from its start until its exchanges are over (the record
+        /// of its end, which may wait for others to share it, no longer holds the host's slot).
+        std::shared_ptr<bool> holds_host;
     };
 
     boost::asio::awaitable<void> loop();
@@ -85,6 +88,8 @@ private:
     void start_delivery(ClaimedJob job, std::chrono::steady_clock::time_point claimed_at,
                         std::vector<std::string>& give_back, std::map<std::string, int>& room);
     boost::asio::awaitable<void> deliver(Delivery d);
+    /// Gives back `d`'s slot of its host's bulkhead, once.
+    void free_host_slot(Delivery& d);
     boost::asio::awaitable<void> exchange_all(Delivery& d, JobResult& r);
     boost::asio::awaitable<void> record(const Delivery& d, const JobResult& r);
     void log_result(const Delivery& d, const JobResult& r);
