@@ -15,6 +15,19 @@
 
 namespace asio = boost::asio;
 
+namespace {
+
+// Submits `job` from a coroutine of `ioc`; its answer lands in `out`.
+void submit_to(asio::io_context& ioc, common::db::Batcher<int, int>& batcher, int job, int& out) {
+    asio::co_spawn(
+        ioc,
+        [](common::db::Batcher<int, int>& b, int j, int& o) -> asio::awaitable<void> { o = co_await b.submit(j); }(
+                                                                batcher, job, out),
+        asio::detached);
+}
+
+}  // namespace
+
 TEST_CASE("batcher: jobs waiting together are shared between the batches that run at once", "[batcher]") {
     tests::TempDatabase db;
     asio::io_context ioc;
@@ -43,14 +56,7 @@ TEST_CASE("batcher: jobs waiting together are shared between the batches that ru
     for (int i = 0; i < 2; ++i) pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
     constexpr int kJobs = 10;
     std::vector<int> answers(kJobs, -1);
-    for (int i = 0; i < kJobs; ++i) {
-        asio::co_spawn(
-            ioc,
-            [](common::db::Batcher<int, int>& b, int job, int& out) -> asio::awaitable<void> {
-                out = co_await b.submit(job);
-            }(batcher, i, answers[i]),
-            asio::detached);
-    }
+    for (int i = 0; i < kJobs; ++i) submit_to(ioc, batcher, i, answers[i]);
     ioc.poll();  // every coroutine has submitted its job
     release.set_value();
     ioc.run();
@@ -80,14 +86,7 @@ TEST_CASE("batcher: with a gather time, a job that finds it idle waits for the j
     // One job alone, then four more 50 ms later: well within the 2 s the first one waits for company.
     constexpr int kJobs = 5;
     std::vector<int> answers(kJobs, -1);
-    auto submit = [&](int i) {
-        asio::co_spawn(
-            ioc,
-            [](common::db::Batcher<int, int>& b, int job, int& out) -> asio::awaitable<void> {
-                out = co_await b.submit(job);
-            }(batcher, i, answers[i]),
-            asio::detached);
-    };
+    auto submit = [&](int i) { submit_to(ioc, batcher, i, answers[i]); };
     submit(0);
     asio::steady_timer later(ioc, std::chrono::milliseconds(50));
     later.async_wait([&](const boost::system::error_code&) {
