@@ -26,15 +26,15 @@ namespace common::db {
 /// resumes only after that transaction's fate is known. At most `max_concurrent` batches run at once, which
 /// leaves pool workers free for other queries.
 ///
-/// Batch size adapts to load. Under light load a batch holds one job and starts at once, so latency stays that
-/// of a single transaction, unless the batcher was given a `gather` time: then a job that finds the batcher idle
-/// waits that long (on a timer of its submitter's executor, not on a pool worker) for others to share its
-/// statement and commit. That trades latency for PostgreSQL's CPU at low rates, where every statement would
-/// otherwise carry one job and pay its fixed costs alone. Under load (recent batches of 4 or more) batches follow
-/// each other and the linger below takes over: a gather there cost 8 % of the orders/s at 64 connections. Under
-/// load (recent batches held several jobs) a worker that finds fewer than half the recent typical size waiting lingers
-/// up to `max_linger` for more: otherwise the first request that follows a batch's answers takes a statement and a
-/// commit of its own while the rest of the wave queues behind it.
+/// Batch size adapts to load. Under light load (recent batches of fewer than 4) a batch holds one job and starts
+/// at once, so latency stays that of a single transaction; unless the batcher was given a `gather` time: then a
+/// job that finds the batcher idle waits that long (on a timer of its submitter's executor, not on a pool worker)
+/// for others to share its statement and commit. That trades latency for PostgreSQL's CPU at low rates, where
+/// every statement would otherwise carry one job and pay its fixed costs alone. Under load (recent batches of 4
+/// or more) no job gathers (between batches at 64 connections that cost 8 % of the orders/s); instead a worker
+/// that finds fewer than half the recent typical size waiting lingers up to `max_linger` for more: otherwise the
+/// first request that follows a batch's answers takes a statement and a commit of its own while the rest of the
+/// wave queues behind it.
 ///
 /// A batch takes at most its fair share of the jobs in the system, queued and running, over `max_concurrent`
 /// batches; what it leaves goes to a free batch slot at once, or to the next batch. Without that, batches
