@@ -62,7 +62,6 @@ public:
             [state = state_, job = std::move(job)](auto handler) mutable {
                 auto work = asio::make_work_guard(asio::get_associated_executor(handler));
                 auto h = std::make_shared<decltype(handler)>(std::move(handler));
-                auto ex = work.get_executor();
                 Entry e{std::move(job), [h, work](std::exception_ptr ep, Result r) mutable {
                             auto ex = work.get_executor();
                             asio::post(ex, [h = std::move(h), w = std::move(work), ep, r = std::move(r)]() mutable {
@@ -70,7 +69,7 @@ public:
                             });
                         }};
                 if (State::push(state, std::move(e))) {
-                    auto timer = std::make_shared<asio::steady_timer>(ex, state->gather);
+                    auto timer = std::make_shared<asio::steady_timer>(work.get_executor(), state->gather);
                     timer->async_wait([state, timer](const boost::system::error_code&) { State::schedule(state); });
                 }
             },

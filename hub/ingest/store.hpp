@@ -71,8 +71,8 @@ public:
 };
 
 /// Writes orders and inbox rows through group commit: requests from many connections share transactions,
-/// each answered only after its transaction committed. A request that finds no transaction running or due waits
-/// `gather` at most for others to share its statement (common::db::Batcher). Thread-safe; holds a reference to the
+/// each answered only after its transaction committed. At light load a request that finds no transaction running or
+/// due waits `gather` for others to share its statement (common::db::Batcher). Thread-safe; holds a reference to the
 /// pool.
 class OrderStore final : public OrderSink {
 public:

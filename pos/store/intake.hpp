@@ -16,8 +16,8 @@ namespace pos::store {
 /// The order intake's group commit: submissions from many connections are decided and stored together by
 /// submit_orders, one batch per pool job, and each caller resumes once its batch is done. At most
 /// `max_concurrent` batches run at once (the other pool workers stay free for logins and token checks); a lone
-/// submission is held back for `gather` at most, waiting for company (common::db::Batcher). `pool` must outlive the
-/// intake.
+/// submission is held back for `gather` (at light load), waiting for company (common::db::Batcher). `pool` must outlive
+/// the intake.
 class OrderIntake {
 public:
     OrderIntake(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent,
