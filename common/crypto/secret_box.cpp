@@ -22,7 +22,7 @@ struct CipherCtxFree {
 };
 using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
 
-const unsigned char* bytes_of(std::string_view text) {
+const unsigned char* bytes_or_empty(std::string_view text) {
     static constexpr unsigned char kEmpty[1] = {0};
     return text.data() != nullptr ? reinterpret_cast<const unsigned char*>(text.data()) : kEmpty;
 }
@@ -46,10 +46,10 @@ bool aes_256_gcm(bool encrypt, const unsigned char* key, std::string_view nonce,
     int final_length = 0;
     return ctx && EVP_CipherInit_ex(ctx.get(), aes_256_gcm_cipher(), nullptr, nullptr, nullptr, enc) == 1 &&
            EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kNonceBytes), nullptr) == 1 &&
-           EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, key, bytes_of(nonce), enc) == 1 &&
-           (associated_data.empty() || EVP_CipherUpdate(ctx.get(), nullptr, &length, bytes_of(associated_data),
+           EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, key, bytes_or_empty(nonce), enc) == 1 &&
+           (associated_data.empty() || EVP_CipherUpdate(ctx.get(), nullptr, &length, bytes_or_empty(associated_data),
                                                         static_cast<int>(associated_data.size())) == 1) &&
-           EVP_CipherUpdate(ctx.get(), out, &length, bytes_of(in), static_cast<int>(in.size())) == 1 &&
+           EVP_CipherUpdate(ctx.get(), out, &length, bytes_or_empty(in), static_cast<int>(in.size())) == 1 &&
            (encrypt || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), tag) == 1) &&
            EVP_CipherFinal_ex(ctx.get(), out + length, &final_length) == 1 &&
            static_cast<std::size_t>(length) + static_cast<std::size_t>(final_length) == in.size() &&

@@ -86,7 +86,7 @@ common::config::OptionSpec limit_option() {
 }
 
 std::int64_t list_limit(const common::config::ParsedArgs& args) {
-    return static_cast<std::int64_t>(number_option(args, "limit", 1, 100000, "100"));
+    return static_cast<std::int64_t>(number_option(args, "limit", 1, static_cast<std::uint64_t>(kMaxListLimit), "100"));
 }
 
 int print_change(const common::config::ParsedArgs& args,

@@ -7,11 +7,10 @@
 namespace hub::admin {
 namespace {
 
-constexpr std::size_t kMaxIdBytes = 128;
 constexpr std::size_t kMaxNameBytes = 200;
 constexpr long long kMaxMinutes = 10080;  // a week
 
-constexpr std::string_view kColumns =
+constexpr std::string_view kBranchColumns =
     "id, brand_id, name, coalesce(pos_branch_id, id) AS pos_branch_id, auto_accept, manual_accept, "
     "accept_timeout_minutes, schedule_lead_minutes";
 
@@ -93,7 +92,8 @@ Branch create_branch(pqxx::transaction_base& tx, const std::string& id, const st
 }
 
 Branch update_branch(pqxx::transaction_base& tx, const std::string& id, const BranchChange& change) {
-    auto rows = tx.exec_params("SELECT " + std::string(kColumns) + " FROM hub.branches WHERE id = $1 FOR UPDATE", id);
+    auto rows =
+        tx.exec_params("SELECT " + std::string(kBranchColumns) + " FROM hub.branches WHERE id = $1 FOR UPDATE", id);
     if (rows.empty()) throw Refusal(Refusal::Kind::not_found, "no branch '" + id + "'");
     Branch b = apply_change(from_row(rows[0]), change);
     tx.exec_params0(
@@ -106,7 +106,7 @@ Branch update_branch(pqxx::transaction_base& tx, const std::string& id, const Br
 
 std::vector<Branch> list_branches(pqxx::transaction_base& tx) {
     std::vector<Branch> out;
-    for (const auto& r : tx.exec("SELECT " + std::string(kColumns) + " FROM hub.branches ORDER BY brand_id, id"))
+    for (const auto& r : tx.exec("SELECT " + std::string(kBranchColumns) + " FROM hub.branches ORDER BY brand_id, id"))
         out.push_back(from_row(r));
     return out;
 }

@@ -35,7 +35,7 @@ BranchChange change_from(const ParsedArgs& args) {
     return c;
 }
 
-int create(const ParsedArgs& args) {
+int branch_create(const ParsedArgs& args) {
     const std::string id = required(args, "id");
     const std::string brand = required(args, "brand");
     const BranchChange settings = change_from(args);
@@ -43,14 +43,14 @@ int create(const ParsedArgs& args) {
         args, [&](pqxx::transaction_base& tx) { return branch_json(create_branch(tx, id, brand, settings)); });
 }
 
-int update(const ParsedArgs& args) {
+int branch_update(const ParsedArgs& args) {
     const std::string id = required(args, "id");
     if (args.get("brand")) throw UsageError("a branch's brand cannot change (create a new branch)");
     const BranchChange change = change_from(args);
     return print_change(args, [&](pqxx::transaction_base& tx) { return branch_json(update_branch(tx, id, change)); });
 }
 
-int list(const ParsedArgs& args) {
+int branch_list(const ParsedArgs& args) {
     return print_listing(
         args,
         {"id", "brand_id", "name", "pos_branch_id", "accept_mode", "accept_timeout_minutes", "schedule_lead_minutes"},
@@ -97,13 +97,13 @@ std::vector<common::cli::Command> branch_commands() {
         db_command({"branch", "create"}, "a branch that orders route to (its brand is created when new)",
                    "--id BRANCH --brand BRAND [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept "
                    "[--accept-timeout-minutes N]] [--schedule-lead-minutes N]",
-                   create, with_id(true)),
+                   branch_create, with_id(true)),
         db_command(
             {"branch", "update"}, "change a branch: only the options given (every option of create but --brand)",
             "--id BRANCH [--name NAME] [--pos-branch-id ID] [--auto-accept | --manual-accept | --pending-accept] "
             "[--accept-timeout-minutes N] [--schedule-lead-minutes N]",
-            update, with_id(false)),
-        db_command({"branch", "list"}, "list branches with every setting", "", list),
+            branch_update, with_id(false)),
+        db_command({"branch", "list"}, "list branches with every setting", "", branch_list),
     };
 }
 

@@ -23,7 +23,7 @@ namespace {
 using common::cli::UserError;
 using common::config::ParsedArgs;
 
-int list(const ParsedArgs& args) {
+int event_list(const ParsedArgs& args) {
     const InboxFilter filter{
         .failed = args.has("failed"), .external_id = args.get("external-id").value_or(""), .limit = list_limit(args)};
     return print_listing(args,
@@ -34,7 +34,7 @@ int list(const ParsedArgs& args) {
 
 /// Text: the entry's fields, its headers one a line, then its body as sent (line breaks kept, every other control
 /// character escaped: common/text/terminal.hpp).
-int show(const ParsedArgs& args) {
+int event_show(const ParsedArgs& args) {
     const std::string id = one_positional(args, "event id");
     auto conn = connect(args);
     pqxx::read_transaction tx(*conn);
@@ -88,7 +88,7 @@ int replay(const ParsedArgs& args) {
 std::vector<common::cli::Command> event_commands() {
     return {
         db_command({"events", "list"}, "the inbox of received webhook requests, newest first",
-                   "[--failed] [--external-id X]", list,
+                   "[--failed] [--external-id X]", event_list,
                    {{.name = "failed", .help = "only requests that were not answered 2xx"},
                     {.name = "external-id",
                      .help = "only requests naming this platform order id (refused ones too)",
@@ -96,7 +96,7 @@ std::vector<common::cli::Command> event_commands() {
                     limit_option()}),
         db_command({"events", "show"},
                    "one inbox entry with its headers and raw body (--json: the body as text, or base64 when not UTF-8)",
-                   "EVENT_ID", show),
+                   "EVENT_ID", event_show),
         db_command({"events", "replay"},
                    "re-run a stored request through today's validator and configuration (exit 1 unless it now "
                    "succeeds)",

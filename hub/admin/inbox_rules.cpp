@@ -11,11 +11,9 @@
 namespace hub::admin {
 namespace {
 
-constexpr std::int64_t kMaxLimit = 100000;
-
-const std::string kColumns = "i.id, " + iso_utc("i.received_at") +
-                             " AS received_at, p.label, i.partner_id, i.event, i.external_id, i.branch_id, "
-                             "i.order_id, i.http_status, i.outcome, i.error_code, i.replay_of, i.request_id";
+const std::string kEventColumns = "i.id, " + iso_utc("i.received_at") +
+                                  " AS received_at, p.label, i.partner_id, i.event, i.external_id, i.branch_id, "
+                                  "i.order_id, i.http_status, i.outcome, i.error_code, i.replay_of, i.request_id";
 
 boost::json::object entry_json(const pqxx::row& r) {
     return {{"id", r["id"].as<long long>()},
@@ -41,10 +39,10 @@ void require_event_id(const std::string& id) {
 }  // namespace
 
 boost::json::array list_events(pqxx::transaction_base& tx, const InboxFilter& filter) {
-    if (filter.limit < 1 || filter.limit > kMaxLimit)
-        throw Refusal(Refusal::Kind::invalid, "limit must be between 1 and " + std::to_string(kMaxLimit));
+    if (filter.limit < 1 || filter.limit > kMaxListLimit)
+        throw Refusal(Refusal::Kind::invalid, "limit must be between 1 and " + std::to_string(kMaxListLimit));
     boost::json::array rows;
-    for (const auto& r : tx.exec_params("SELECT " + kColumns +
+    for (const auto& r : tx.exec_params("SELECT " + kEventColumns +
                                             " FROM hub.inbox i JOIN hub.partners p ON p.id = i.partner_id "
                                             "WHERE (NOT $1 OR i.http_status NOT BETWEEN 200 AND 299) "
                                             "AND ($2 = '' OR i.external_id = $2) AND ($4 = 0 OR i.id < $4) "
@@ -57,7 +55,7 @@ boost::json::array list_events(pqxx::transaction_base& tx, const InboxFilter& fi
 
 boost::json::object show_event(pqxx::transaction_base& tx, const std::string& id) {
     require_event_id(id);
-    auto rows = tx.exec_params("SELECT " + kColumns +
+    auto rows = tx.exec_params("SELECT " + kEventColumns +
                                    ", i.headers::text AS headers, i.body FROM hub.inbox i "
                                    "JOIN hub.partners p ON p.id = i.partner_id WHERE i.id = $1::bigint",
                                id);

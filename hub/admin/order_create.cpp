@@ -97,7 +97,7 @@ int wait_for_pos(const ParsedArgs& args, boost::json::object out, long long seco
                     " is stored and still queued (see `orderhub order show " + id + "`)");
 }
 
-int create(const ParsedArgs& args) {
+int order_create(const ParsedArgs& args) {
     if (!args.positional.empty()) throw common::cli::UsageError("order create takes no positional arguments");
     OrderCreateRequest request{required(args, "branch"), std::nullopt, args.all("item"), args.has("test")};
     if (auto file = args.get("file")) request.file = read_order_file(*file);
@@ -154,7 +154,7 @@ common::cli::Command order_create_command() {
                          .help = "how long --wait waits",
                          .placeholder = "N",
                          .default_value = std::to_string(kDefaultWaitSeconds)}}),
-            with_refusals(create)};
+            with_refusals(order_create)};
 }
 
 }  // namespace hub::admin

@@ -7,11 +7,6 @@
 #include "hub/db/order_items.hpp"
 
 namespace hub::admin {
-namespace {
-
-constexpr std::int64_t kMaxLimit = 100000;
-
-}  // namespace
 
 pqxx::row order_row(pqxx::transaction_base& tx, const std::string& sql, const std::string& id) {
     auto rows = tx.exec_params(sql, id);
@@ -68,8 +63,8 @@ boost::json::object show_order(pqxx::transaction_base& tx, const std::string& id
 }
 
 boost::json::array list_orders(pqxx::transaction_base& tx, const OrderFilter& filter) {
-    if (filter.limit < 1 || filter.limit > kMaxLimit)
-        throw Refusal(Refusal::Kind::invalid, "limit must be between 1 and " + std::to_string(kMaxLimit));
+    if (filter.limit < 1 || filter.limit > kMaxListLimit)
+        throw Refusal(Refusal::Kind::invalid, "limit must be between 1 and " + std::to_string(kMaxListLimit));
     boost::json::array rows;
     for (const auto& r : tx.exec_params(
              "SELECT o.id, p.label, o.external_id, o.branch_id, o.total::text, o.delivery_status, j.state, " +

@@ -10,12 +10,12 @@ namespace {
 
 using common::config::ParsedArgs;
 
-int show(const ParsedArgs& args) {
+int order_show(const ParsedArgs& args) {
     const std::string id = one_positional(args, "order id");
     return print_reading(args, [&](pqxx::transaction_base& tx) { return show_order(tx, id); });
 }
 
-int list(const ParsedArgs& args) {
+int order_list(const ParsedArgs& args) {
     const OrderFilter filter{args.get("branch").value_or(""), args.get("state").value_or(""), "", list_limit(args)};
     return print_listing(
         args,
@@ -31,14 +31,14 @@ std::vector<common::cli::Command> order_commands() {
          "one order with its items, options and forwarding state",
          "ID",
          db_options(),
-         with_refusals(show)},
+         with_refusals(order_show)},
         {{"order", "list"},
          "orders, newest first",
          "[--branch B] [--state S]",
          db_options({{.name = "branch", .help = "only this branch", .placeholder = "B"},
                      {.name = "state", .help = "forwarding state or delivery status", .placeholder = "S"},
                      limit_option()}),
-         with_refusals(list)},
+         with_refusals(order_list)},
         order_create_command(),
     };
 }

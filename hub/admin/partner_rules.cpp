@@ -36,7 +36,8 @@ bool valid_label(const std::string& l) {
 
 std::string not_found_message(const std::string& id) { return "no partner with id '" + id + "'"; }
 
-const std::string kColumns = "id, name, label, time_zone, signing, disabled_at IS NOT NULL, " + iso_utc("created_at");
+const std::string kPartnerColumns =
+    "id, name, label, time_zone, signing, disabled_at IS NOT NULL, " + iso_utc("created_at");
 
 boost::json::object partner_json(const pqxx::row& r) {
     return {{"id", r[0].c_str()},        {"name", r[1].c_str()},       {"label", r[2].c_str()},
@@ -92,15 +93,15 @@ IssuedPartner create_partner(pqxx::transaction_base& tx, const common::crypto::S
 boost::json::array list_partners(pqxx::transaction_base& tx) {
     boost::json::array rows;
     // The built-in partner of operator orders (hub/admin/order_create_rules.hpp) takes no webhooks: not listed.
-    for (const auto& r :
-         tx.exec_params("SELECT " + kColumns + " FROM hub.partners WHERE id <> $1 ORDER BY created_at DESC, id DESC",
-                        std::string(kOperatorPartnerId)))
+    for (const auto& r : tx.exec_params(
+             "SELECT " + kPartnerColumns + " FROM hub.partners WHERE id <> $1 ORDER BY created_at DESC, id DESC",
+             std::string(kOperatorPartnerId)))
         rows.push_back(partner_json(r));
     return rows;
 }
 
 boost::json::object show_partner(pqxx::transaction_base& tx, const std::string& id) {
-    auto r = tx.exec_params("SELECT " + kColumns + " FROM hub.partners WHERE id = $1", id);
+    auto r = tx.exec_params("SELECT " + kPartnerColumns + " FROM hub.partners WHERE id = $1", id);
     if (r.empty()) throw Refusal(Refusal::Kind::not_found, not_found_message(id));
     return partner_json(r[0]);
 }

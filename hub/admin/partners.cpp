@@ -37,7 +37,7 @@ boost::json::object issued_json(const ParsedArgs& args, const IssuedPartner& iss
     return out;
 }
 
-int create(const ParsedArgs& args) {
+int partner_create(const ParsedArgs& args) {
     PartnerInput in;
     in.name = required(args, "name");
     in.label = args.get("label");
@@ -52,7 +52,7 @@ int create(const ParsedArgs& args) {
                         [&](pqxx::transaction_base& tx) { return issued_json(args, create_partner(tx, sealer, in)); });
 }
 
-int list(const ParsedArgs& args) {
+int partner_list(const ParsedArgs& args) {
     return print_listing(args, {"id", "label", "name", "time_zone", "signing", "disabled", "created_at"},
                          [](pqxx::transaction_base& tx) {
                              boost::json::array rows = list_partners(tx);
@@ -99,7 +99,7 @@ std::vector<common::cli::Command> partner_commands() {
     create_opts.push_back(forward::secret_key_option());
     return {
         db_command({"partner", "create"}, "issue a partner and its webhook URL (shown once)",
-                   "--name NAME [--label LABEL] [--signing]", create, std::move(create_opts)),
+                   "--name NAME [--label LABEL] [--signing]", partner_create, std::move(create_opts)),
         db_command({"partner", "rotate-secret"},
                    "a new signing secret (shown once); the older ones stay valid for a grace period",
                    "ID [--grace-hours N]", rotate_secret,
@@ -108,7 +108,7 @@ std::vector<common::cli::Command> partner_commands() {
                      .placeholder = "N",
                      .default_value = "24"},
                     forward::secret_key_option()}),
-        db_command({"partner", "list"}, "list partners (never their keys)", "", list),
+        db_command({"partner", "list"}, "list partners (never their keys)", "", partner_list),
         db_command({"partner", "rotate"}, "issue a new webhook URL; the old one stops working", "ID", rotate,
                    url_options()),
         db_command(

@@ -13,8 +13,6 @@
 namespace hub::admin {
 namespace {
 
-constexpr std::size_t kMaxIdBytes = 128;
-
 /// True when the host of `u` is this machine: 127.0.0.0/8, ::1 or localhost.
 bool loopback_host(const boost::urls::url_view& u) {
     switch (u.host_type()) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +22,12 @@ struct Refusal : std::runtime_error {
     Refusal(Kind k, const std::string& message) : std::runtime_error(message), kind(k) {}
     Kind kind;
 };
+
+/// The most bytes of an id an operator names (branch, brand, POS connection, mapping): the webhook's bound
+/// (hub/ingest/validate.hpp), so that every id an operator stores can arrive in an order.
+inline constexpr std::size_t kMaxIdBytes = 128;
+/// The most rows one listing returns (the CLI's --limit, the operator API's ?limit=).
+inline constexpr std::int64_t kMaxListLimit = 100000;
 
 /// Refuses (invalid) a text value that is empty, longer than `max_bytes`, not UTF-8, or holds a control
 /// character: ids and names are shown on terminals and dashboards and sent to the POS. `field` names it in the

@@ -15,7 +15,7 @@ constexpr std::size_t kMaxTimestampDigits = 12;
 bool is_separator(char c) { return c == ' ' || c == '\t'; }
 
 /// Unix seconds written canonically (digits only, no sign, no leading zero); nullopt otherwise.
-std::optional<std::int64_t> parse_timestamp(std::string_view text) {
+std::optional<std::int64_t> parse_unix_seconds(std::string_view text) {
     if (text.empty() || text.size() > kMaxTimestampDigits || (text.size() > 1 && text[0] == '0')) return std::nullopt;
     std::int64_t value = 0;
     for (char c : text) {
@@ -92,7 +92,7 @@ std::string sign_webhook(std::string_view key, std::string_view id, std::string_
 SignatureVerdict verify_signature(const SignatureHeaders& headers, std::string_view body,
                                   const std::vector<std::string>& keys, std::int64_t now_unix_seconds) {
     if (headers.id.empty() || headers.timestamp.empty() || headers.signature.empty()) return SignatureVerdict::missing;
-    const auto timestamp = parse_timestamp(headers.timestamp);
+    const auto timestamp = parse_unix_seconds(headers.timestamp);
     auto tags = parse_signature_header(headers.signature);
     if (!timestamp || !tags || !valid_id(headers.id)) return SignatureVerdict::malformed;
     const std::int64_t age = now_unix_seconds - *timestamp;

@@ -6,7 +6,7 @@ using Kind = hub::ingest::StoreOutcome::Kind;
 namespace {
 
 /// Creates order A-1 of partner p1 and returns its hub id.
-std::string make_order(HubDb& h) {
+std::string status_order(HubDb& h) {
     auto out = store_all(h.db.url(), {{"p1", order_json("A-1")}});
     REQUIRE(out[0].kind == Kind::created);
     return out[0].order_id;
@@ -23,7 +23,7 @@ std::string current_status(HubDb& h, const std::string& id) {
 
 TEST_CASE("status: an update finds the order by the platform id and by the hub id", "[status]") {
     HubDb h;
-    const std::string id = make_order(h);
+    const std::string id = status_order(h);
     auto out = store_all(h.db.url(), {{"p1", update_json("A-1", "assigned", "2024-05-01 18:10:00")}});
     CHECK(out[0].kind == Kind::appended);
     CHECK(out[0].applied);
@@ -37,7 +37,7 @@ TEST_CASE("status: an update finds the order by the platform id and by the hub i
 
 TEST_CASE("status: another partner's order is not found, nor an unknown one", "[status]") {
     HubDb h;
-    const std::string id = make_order(h);
+    const std::string id = status_order(h);
     auto out = store_all(h.db.url(), {{"p2", update_json("A-1", "assigned", "2024-05-01 18:10:00")},
                                       {"p2", update_json(id, "assigned", "2024-05-01 18:10:00")},
                                       {"p1", update_json("NOPE", "assigned", "2024-05-01 18:10:00")}});
@@ -48,7 +48,7 @@ TEST_CASE("status: another partner's order is not found, nor an unknown one", "[
 
 TEST_CASE("status: a branch_id that differs from the order's is refused", "[status]") {
     HubDb h;
-    make_order(h);
+    status_order(h);
     {
         pqxx::connection c(h.db.url());
         pqxx::work tx(c);
@@ -62,7 +62,7 @@ TEST_CASE("status: a branch_id that differs from the order's is refused", "[stat
 
 TEST_CASE("status: out-of-order updates are logged, the latest event time is current", "[status]") {
     HubDb h;
-    const std::string id = make_order(h);
+    const std::string id = status_order(h);
     store_all(h.db.url(), {{"p1", update_json("A-1", "on_the_way", "2024-05-01 18:30:00")}});
     auto late = store_all(h.db.url(), {{"p1", update_json("A-1", "assigned", "2024-05-01 18:10:00")}});
     CHECK(late[0].kind == Kind::appended);
@@ -77,7 +77,7 @@ TEST_CASE("status: out-of-order updates are logged, the latest event time is cur
 
 TEST_CASE("status: delivered and cancelled are final", "[status]") {
     HubDb h;
-    const std::string id = make_order(h);
+    const std::string id = status_order(h);
     store_all(h.db.url(), {{"p1", update_json("A-1", "delivered", "2024-05-01 18:30:00")}});
     auto after = store_all(h.db.url(), {{"p1", update_json("A-1", "on_the_way", "2024-05-01 18:40:00")},
                                         {"p1", update_json("A-1", "cancelled", "2024-05-01 18:50:00")}});
@@ -91,14 +91,14 @@ TEST_CASE("status: delivered and cancelled are final", "[status]") {
 
 TEST_CASE("status: cancelled before it was sent, the order is not sent", "[status]") {
     HubDb h;
-    const std::string id = make_order(h);
+    const std::string id = status_order(h);
     store_all(h.db.url(), {{"p1", update_json("A-1", "cancelled", "2024-05-01 18:30:00")}});
     CHECK(h.count("SELECT count(*) FROM hub.forward_jobs WHERE state = 'cancelled'") == 1);
 }
 
 TEST_CASE("status: exact retries add nothing, 50 concurrent identical updates make one row", "[status]") {
     HubDb h;
-    make_order(h);
+    status_order(h);
     std::vector<std::pair<std::string, std::string>> reqs(
         50, {"p1", update_json("A-1", "assigned", "2024-05-01 18:10:00")});
     auto out = store_all(h.db.url(), reqs);
@@ -117,7 +117,7 @@ TEST_CASE("status: exact retries add nothing, 50 concurrent identical updates ma
 
 TEST_CASE("status log: append-only for the app role, the owner and a superuser", "[status][roles]") {
     HubDb h;
-    make_order(h);
+    status_order(h);
     pqxx::connection c(h.db.url());  // the test cluster's superuser, who also ran the migrations
     const std::string owner = "log_owner_" + h.db.name();
     {
@@ -148,7 +148,7 @@ TEST_CASE("status log: append-only for the app role, the owner and a superuser",
 
 TEST_CASE("status log: a superuser under session_replication_role replica cannot change it", "[status][roles]") {
     HubDb h;
-    make_order(h);
+    status_order(h);
     pqxx::connection c(h.db.url());  // the test cluster's superuser, who also ran the migrations
     REQUIRE(pqxx::nontransaction(c).exec1("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0].as<bool>());
     const std::string replica = "SET LOCAL session_replication_role = replica; ";
@@ -162,7 +162,7 @@ TEST_CASE("status log: a superuser under session_replication_role replica cannot
 
 TEST_CASE("auditor: reads the log, orders and items, cannot write nor read partners or the inbox", "[status][roles]") {
     HubDb h;
-    make_order(h);
+    status_order(h);
     const std::string user = "auditor_" + h.db.name();
     {
         pqxx::connection c(h.db.url());

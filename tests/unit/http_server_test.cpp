@@ -74,7 +74,7 @@ struct RawConnection {
     boost::beast::flat_buffer buffer;
 };
 
-ClientRequest get(const std::string& url) {
+ClientRequest server_get(const std::string& url) {
     ClientRequest r;
     r.method = "GET";
     r.url = url;
@@ -90,13 +90,13 @@ TEST_CASE("server: a handler past the handler time-out is answered 503 and the s
     TestServer srv(loop, slow_or_fast, limits);
     // The client waits 10 s at most (a bound against hangs): without the server's bound it would see a time-out.
     Client client(loop.ioc.get_executor(), ClientOptions{.read_timeout = std::chrono::seconds(10)});
-    auto res = send(loop, client, get(srv.url("/slow")));
+    auto res = send(loop, client, server_get(srv.url("/slow")));
     REQUIRE(res.failure == ClientFailure::none);
     REQUIRE(res.response);
     CHECK(res.response->status == 503);
     CHECK(boost::json::parse(res.response->body).at("code") == "handler_timeout");
     CHECK(res.response->header("Retry-After"));
-    auto fast = send(loop, client, get(srv.url("/fast")));
+    auto fast = send(loop, client, server_get(srv.url("/fast")));
     REQUIRE(fast.response);
     CHECK(fast.response->status == 200);
     CHECK(fast.response->body == "done /fast");

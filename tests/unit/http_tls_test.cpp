@@ -37,7 +37,7 @@ using http_test::TestServer;
 
 namespace {
 
-asio::awaitable<Response> ok(Request r) {
+asio::awaitable<Response> answer_ok(Request r) {
     Response res;
     res.content_type = "text/plain";
     res.body = "ok " + r.target;
@@ -112,7 +112,7 @@ struct Probe {
     std::optional<HangGuard> guard;
 };
 
-common::config::EnvLookup fake_env(std::map<std::string, std::string> vars) {
+common::config::EnvLookup tls_env(std::map<std::string, std::string> vars) {
     return [vars](const std::string& name) -> std::optional<std::string> {
         auto it = vars.find(name);
         if (it == vars.end()) return std::nullopt;
@@ -123,7 +123,7 @@ common::config::EnvLookup fake_env(std::map<std::string, std::string> vars) {
 common::app::ServiceConfig config(std::vector<std::string> args, std::map<std::string, std::string> env) {
     env["ORDERPOS_DATABASE_URL"] = "postgresql://x@127.0.0.1/db";
     auto spec = common::app::service_options("ORDERPOS", "127.0.0.1:9090");
-    auto parsed = common::config::parse_args(args, spec, fake_env(env));
+    auto parsed = common::config::parse_args(args, spec, tls_env(env));
     if (auto* e = std::get_if<std::string>(&parsed)) FAIL("unexpected usage error: " << *e);
     return common::app::service_config(std::get<common::config::ParsedArgs>(parsed), "ORDERPOS");
 }
@@ -133,7 +133,7 @@ common::app::ServiceConfig config(std::vector<std::string> args, std::map<std::s
 TEST_CASE("tls server: TLS 1.2 and 1.3 only, strong ciphers only", "[http]") {
     const auto& certs = Certs::get();
     Loop loop;
-    TestServer srv(loop, ok, {}, certs.server());
+    TestServer srv(loop, answer_ok, {}, certs.server());
     REQUIRE(srv.server.tls());
 
     SECTION("a TLS 1.1 client is refused by the server") {
@@ -170,7 +170,7 @@ TEST_CASE("tls server: the limits answer over TLS as over plain HTTP", "[http]")
     limits.max_body = 1024;
     limits.max_header = 2048;
     limits.request_timeout = std::chrono::milliseconds(300);
-    TestServer srv(loop, ok, limits, certs.server());
+    TestServer srv(loop, answer_ok, limits, certs.server());
     Client client(loop.ioc.get_executor());
 
     SECTION("413 for a body over the limit") {
@@ -234,7 +234,7 @@ TEST_CASE("tls server: a connection over max-connections is closed before any ha
     Loop loop;
     common::http::Limits limits;
     limits.max_connections = 1;
-    TestServer srv(loop, ok, limits, certs.server());
+    TestServer srv(loop, answer_ok, limits, certs.server());
     Probe first(srv.server.port(), TLS1_3_VERSION);
     REQUIRE(first.handshake().empty());
     REQUIRE(http_test::eventually([&] { return srv.server.connections() == 1; }));
@@ -252,7 +252,7 @@ TEST_CASE("tls server: a handshake has its own deadline, shorter than the reques
     common::http::Limits limits;
     limits.request_timeout = std::chrono::minutes(5);  // longer than the HangGuard: only the handshake's closes
     limits.handshake_timeout = std::chrono::milliseconds(200);
-    TestServer srv(loop, ok, limits, certs.server());
+    TestServer srv(loop, answer_ok, limits, certs.server());
     asio::io_context ioc;
     tcp::socket s(ioc);
     s.connect(local(srv.server.port()));
@@ -281,7 +281,7 @@ TEST_CASE("tls server: reload_tls swaps the certificate for new connections only
     install(certs.server());
 
     Loop loop;
-    TestServer srv(loop, ok, {}, files);
+    TestServer srv(loop, answer_ok, {}, files);
     Client before(loop.ioc.get_executor());
     ClientRequest r;
     r.method = "GET";
@@ -315,7 +315,7 @@ TEST_CASE("tls server: reload_tls swaps the certificate for new connections only
 
 TEST_CASE("tls server: a plain server ignores reload_tls", "[http]") {
     Loop loop;
-    TestServer srv(loop, ok);
+    TestServer srv(loop, answer_ok);
     CHECK_FALSE(srv.server.tls());
     CHECK_NOTHROW(srv.server.reload_tls());
 }
@@ -323,7 +323,7 @@ TEST_CASE("tls server: a plain server ignores reload_tls", "[http]") {
 TEST_CASE("tls server: missing or mismatched files are refused at construction", "[http]") {
     const auto& certs = Certs::get();
     Loop loop;
-    auto make = [&](TlsFiles f) { TestServer srv(loop, ok, {}, std::move(f)); };
+    auto make = [&](TlsFiles f) { TestServer srv(loop, answer_ok, {}, std::move(f)); };
     CHECK_THROWS_WITH(make({"/nonexistent.pem", certs.server().key_file}), Catch::Contains("/nonexistent.pem"));
     CHECK_THROWS_WITH(make({certs.server().cert_file, certs.wrong().key_file}), Catch::Contains("does not match"));
 }

@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string render(const pos::ValidationErrors& errors) {
+std::string render_errors(const pos::ValidationErrors& errors) {
     std::string out;
     for (const auto& [key, messages] : errors) {
         for (const auto& message : messages) out += key + ": " + message + "\n";
@@ -104,16 +104,16 @@ TEST_CASE("login bodies need a string email and password", "[pos]") {
     REQUIRE(parsed.request);
     CHECK(parsed.request->email == "a@b.c");
     CHECK(parsed.request->password == "pw");
-    CHECK(render(pos::parse_login_request(json::parse("{}")).errors) ==
+    CHECK(render_errors(pos::parse_login_request(json::parse("{}")).errors) ==
           "email: The email field is required.\npassword: The password field is required.\n");
-    CHECK(render(pos::parse_login_request(json::parse(R"({"email": 5, "password": ["x"]})")).errors) ==
+    CHECK(render_errors(pos::parse_login_request(json::parse(R"({"email": 5, "password": ["x"]})")).errors) ==
           "email: The email must be a string.\npassword: The password must be a string.\n");
-    CHECK(render(pos::parse_login_request(json::parse(R"({"email": "  ", "password": ""})")).errors) ==
+    CHECK(render_errors(pos::parse_login_request(json::parse(R"({"email": "  ", "password": ""})")).errors) ==
           "email: The email field is required.\npassword: The password field is required.\n");
-    CHECK(render(pos::parse_login_request(json::parse("[]")).errors) ==
+    CHECK(render_errors(pos::parse_login_request(json::parse("[]")).errors) ==
           "body: The request body must be a JSON object.\n");
     json::object long_fields{{"email", std::string(255, 'a')}, {"password", std::string(1025, 'p')}};
-    CHECK(render(pos::parse_login_request(long_fields).errors) ==
+    CHECK(render_errors(pos::parse_login_request(long_fields).errors) ==
           "email: The email must not be greater than 254 characters.\n"
           "password: The password must not be greater than 1024 characters.\n");
 }
@@ -146,7 +146,7 @@ TEST_CASE("a request with errors keeps a draft so that menu problems come in the
             {"quantity": "x", "total": 1, "modifiers": [{"id": "M-1", "quantity": 1, "total": 1}]},
             {"id": "P-2", "quantity": 1, "total": 1}]})"));
     REQUIRE_FALSE(parsed.order);
-    CHECK(render(parsed.errors) ==
+    CHECK(render_errors(parsed.errors) ==
           "products.0.modifiers.0: The products.0.modifiers.0 must be an object.\n"
           "products.1: The products.1 must be an object.\n"
           "products.2.id: The products.2.id field is required.\n"
@@ -168,7 +168,7 @@ TEST_CASE("a request with errors keeps a draft so that menu problems come in the
     menu.products = {"P-1", "P-2"};
     menu.product_branches = {{"P-1", {"BR-1"}}};
     menu.modifiers = {"M-1"};
-    CHECK(render(pos::check_order_against_menu(draft, menu)) ==
+    CHECK(render_errors(pos::check_order_against_menu(draft, menu)) ==
           "products.0.id: The selected products.0.id is invalid.\n"
           "products.0.modifiers.1.id: The selected products.0.modifiers.1.id is invalid.\n"
           "products.3.id: Product P-2 is not available in branch BR-1.\n");
@@ -179,9 +179,10 @@ TEST_CASE("the menu check skips an empty branch id that validation reported", "[
     order.products.push_back({.id = "P-1", .quantity = 1, .total = 0, .note = {}, .modifiers = {}});
     pos::MenuView menu;
     menu.products = {"P-1"};
-    CHECK(render(pos::check_order_against_menu(order, menu)).empty());
+    CHECK(render_errors(pos::check_order_against_menu(order, menu)).empty());
     order.branch_id = "BR-9";
-    CHECK(render(pos::check_order_against_menu(order, menu)) == "branch_id: The selected branch id is invalid.\n");
+    CHECK(render_errors(pos::check_order_against_menu(order, menu)) ==
+          "branch_id: The selected branch id is invalid.\n");
 }
 
 TEST_CASE("a menu file with a duplicate key is refused, not read with the last value", "[pos]") {

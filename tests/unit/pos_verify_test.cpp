@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-Settings settings() {
+Settings verify_settings() {
     Settings s;
     s.base_url = "http://127.0.0.1:9";
     s.email = "owner@brand.example";
@@ -59,7 +59,7 @@ boost::json::object body_of(const Built& b) {
     return boost::json::parse(b.request->body).as_object();
 }
 
-const std::string kCreated = R"({"success":true,"message":"Order created","order_id":"77"})";
+const std::string kCreatedAnswer = R"({"success":true,"message":"Order created","order_id":"77"})";
 const std::string kInvalid = R"({"success":false,"message":"invalid","errors":{"products.0.id":["bad"]}})";
 const std::string kMismatch = R"({"status":"These credentials do not match our records."})";
 
@@ -95,7 +95,7 @@ TEST_CASE("verify: every rule has an id, a section, what it sends and expects, a
 }
 
 TEST_CASE("verify: test orders say so and reuse the forwarder's POS body", "[verify]") {
-    const auto s = settings();
+    const auto s = verify_settings();
     CHECK(reference_prefix(s) == "orderhub-verify:run42");
     auto o = boost::json::parse(test_order(s, "order")).as_object();
     CHECK(o.at("partner_reference") == "orderhub-verify:run42-order");
@@ -110,7 +110,7 @@ TEST_CASE("verify: test orders say so and reuse the forwarder's POS body", "[ver
 }
 
 TEST_CASE("verify: each rule's request", "[verify]") {
-    const auto s = settings();
+    const auto s = verify_settings();
     const Facts none;
     const Facts f = with_token();
 
@@ -148,7 +148,7 @@ TEST_CASE("verify: each rule's request", "[verify]") {
 }
 
 TEST_CASE("verify: rules that cannot be checked say why", "[verify]") {
-    auto s = settings();
+    auto s = verify_settings();
     const Facts none;
     auto reason = [&](std::string_view id, const Facts& f) {
         auto b = rule(id).build(s, f);
@@ -205,17 +205,17 @@ TEST_CASE("verify: judging token refusals", "[verify]") {
     for (auto id : {"orders.no_token", "orders.malformed_token", "orders.wrong_token"}) {
         CHECK(judged(id, answer(401, R"({"success":false})")) == Outcome::passed);
         CHECK(judged(id, answer(401, "")) == Outcome::passed);
-        CHECK(judged(id, answer(201, kCreated)) == Outcome::failed);
+        CHECK(judged(id, answer(201, kCreatedAnswer)) == Outcome::failed);
         CHECK(judged(id, answer(403, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(500, "")) == Outcome::failed);
     }
     CHECK(judged("orders.other_brand", answer(403, R"({"success":false})")) == Outcome::passed);
     CHECK(judged("orders.other_brand", answer(401, R"({"success":false})")) == Outcome::failed);
-    CHECK(judged("orders.other_brand", answer(201, kCreated)) == Outcome::failed);
+    CHECK(judged("orders.other_brand", answer(201, kCreatedAnswer)) == Outcome::failed);
 }
 
 TEST_CASE("verify: judging the valid order and its repeat", "[verify]") {
-    CHECK(judged("orders.valid", answer(201, kCreated)) == Outcome::passed);
+    CHECK(judged("orders.valid", answer(201, kCreatedAnswer)) == Outcome::passed);
     CHECK(judged("orders.valid", answer(200, R"({"success":true,"order_id":77})")) == Outcome::passed);
     CHECK(judged("orders.valid", answer(201, R"({"success":true})")) == Outcome::failed);
     CHECK(judged("orders.valid", answer(200, R"({"success":false,"order_id":"77"})")) == Outcome::failed);
@@ -224,9 +224,9 @@ TEST_CASE("verify: judging the valid order and its repeat", "[verify]") {
 
     Facts f;
     f.reference_prefix = "orderhub-verify:run42";
-    rule("orders.valid").learn(answer(201, kCreated), f);
+    rule("orders.valid").learn(answer(201, kCreatedAnswer), f);
     REQUIRE(f.first_order_id == "77");
-    const auto same = rule("orders.repeat").judge(answer(200, kCreated), f);
+    const auto same = rule("orders.repeat").judge(answer(200, kCreatedAnswer), f);
     CHECK(same.outcome == Outcome::passed);
     CHECK(same.detail.find("not verifiable") != std::string::npos);
     CHECK(same.detail.find("orderhub-verify:run42-order") != std::string::npos);
@@ -236,7 +236,7 @@ TEST_CASE("verify: judging the valid order and its repeat", "[verify]") {
     CHECK(judged("orders.repeat", answer(409, R"({"success":false})"), f) == Outcome::failed);
 
     Facts none;
-    rule("orders.valid").learn(answer(500, kCreated), none);
+    rule("orders.valid").learn(answer(500, kCreatedAnswer), none);
     CHECK(!none.first_order_id);
 }
 
@@ -246,7 +246,7 @@ TEST_CASE("verify: judging validation errors and rejections", "[verify]") {
         CHECK(judged(id, answer(422, kInvalid)) == Outcome::passed);
         CHECK(judged(id, answer(400, R"({"error":"bad"})")) == Outcome::passed);
         CHECK(judged(id, answer(404, R"({"message":"no such product"})")) == Outcome::passed);
-        CHECK(judged(id, answer(201, kCreated)) == Outcome::failed);
+        CHECK(judged(id, answer(201, kCreatedAnswer)) == Outcome::failed);
         CHECK(judged(id, answer(200, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(500, R"({"success":false})")) == Outcome::failed);
         CHECK(judged(id, answer(503, "")) == Outcome::failed);
@@ -306,7 +306,8 @@ TEST_CASE("verify: report exit code, text and JSON", "[verify]") {
         judge_answer(rule("login.ok"), answer(200, R"({"access_token":"tok-abc"})"), f, {}, 15000ms));
     report.results.push_back(not_checked(rule("orders.other_brand"), "--other-brand-token not given"));
     CHECK(exit_code(report) == 0);
-    report.results.push_back(judge_answer(rule("orders.wrong_token"), answer(201, kCreated, 16000ms), f, {}, 15000ms));
+    report.results.push_back(
+        judge_answer(rule("orders.wrong_token"), answer(201, kCreatedAnswer, 16000ms), f, {}, 15000ms));
     CHECK(exit_code(report) == 1);
 
     const std::string text = render_text(report);

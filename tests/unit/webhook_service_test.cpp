@@ -84,7 +84,7 @@ common::http::Request http_post(std::string body = std::string(kCreatedBody)) {
 
 boost::json::value body_of(const common::http::Response& r) { return boost::json::parse(r.body); }
 
-std::optional<std::string> header(const common::http::Response& r, std::string_view name) {
+std::optional<std::string> answer_header(const common::http::Response& r, std::string_view name) {
     for (const auto& [k, v] : r.headers)
         if (k == name) return v;
     return std::nullopt;
@@ -125,7 +125,7 @@ TEST_CASE("ingest: a partner lookup the store cannot answer is 503 with Retry-Af
     WebhookHandler handler(partners, store);
     const auto r = run(handler.handle(http_post(), "k"));
     CHECK(r.status == 503);
-    CHECK(header(r, "Retry-After") == "5");
+    CHECK(answer_header(r, "Retry-After") == "5");
     CHECK(body_of(r).at("error").at("code") == "store_unavailable");
     CHECK(r.log.get("outcome") == "unavailable");
     CHECK(r.log.get("partner").empty());
@@ -138,7 +138,7 @@ TEST_CASE("ingest: a store that is down is 503, and the event stays known", "[in
     WebhookHandler handler(partners, store);
     const auto r = run(handler.handle(http_post(), "k"));
     CHECK(r.status == 503);
-    CHECK(header(r, "Retry-After") == "5");
+    CHECK(answer_header(r, "Retry-After") == "5");
     CHECK(r.log.get("partner") == "p1");
     CHECK(r.log.get("event") == "order_created");
 }
@@ -153,7 +153,7 @@ TEST_CASE("ingest: past its rate a partner gets 429 with Retry-After, unrecorded
     CHECK(run(handler.handle(http_post(), "k")).status == 200);
     const auto r = run(handler.handle(http_post(), "k"));
     CHECK(r.status == 429);
-    CHECK(header(r, "Retry-After") == "1");
+    CHECK(answer_header(r, "Retry-After") == "1");
     CHECK(body_of(r).at("error").at("code") == "rate_limited");
     CHECK(r.log.get("outcome") == "rate_limited");
     CHECK(r.log.get("partner") == "p1");
@@ -336,6 +336,6 @@ TEST_CASE("ingest: only POST is allowed", "[ingest]") {
     req.method = "GET";
     const auto r = run(handler.handle(req, "k"));
     CHECK(r.status == 405);
-    CHECK(header(r, "Allow") == "POST");
+    CHECK(answer_header(r, "Allow") == "POST");
     CHECK(partners.lookups == 0);
 }

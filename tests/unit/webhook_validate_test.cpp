@@ -47,7 +47,7 @@ constexpr std::string_view kUpdated = R"({
   "payload": {"order_id": "ORD-1001", "status": "on_the_way"}
 })";
 
-bj::value json(std::string_view text) { return bj::parse(text); }
+bj::value json_of(std::string_view text) { return bj::parse(text); }
 
 // Sets the value at a JSON pointer made of keys and indices (no escapes; index == size appends);
 // std::nullopt removes it.
@@ -81,7 +81,7 @@ void set_at(bj::value& root, std::string_view pointer, const std::optional<bj::v
 }
 
 bj::value with(std::string_view base, std::string_view pointer, const std::optional<bj::value>& value) {
-    bj::value body = json(base);
+    bj::value body = json_of(base);
     set_at(body, pointer, value);
     return body;
 }
@@ -125,7 +125,7 @@ void check_valid(const Case& c) {
 }  // namespace
 
 TEST_CASE("a valid order_created body converts to typed values", "[validate]") {
-    const ValidationResult result = validate_webhook(json(kCreated));
+    const ValidationResult result = validate_webhook(json_of(kCreated));
     REQUIRE(result.value);
     CHECK(result.error_code.empty());
     CHECK(result.errors.empty());
@@ -166,7 +166,7 @@ TEST_CASE("a valid order_created body converts to typed values", "[validate]") {
 }
 
 TEST_CASE("optional order_created fields may be absent or null", "[validate]") {
-    bj::value body = json(kCreated);
+    bj::value body = json_of(kCreated);
     for (const char* pointer : {"/payload/note", "/payload/schedule_date", "/payload/car_data", "/payload/customer",
                                 "/payload/items/0/note", "/payload/items/0/options"}) {
         set_at(body, pointer, std::nullopt);
@@ -207,8 +207,8 @@ TEST_CASE("a valid order_updated body converts to typed values", "[validate]") {
 }
 
 TEST_CASE("unknown extra fields are ignored", "[validate]") {
-    bj::value body = json(kCreated);
-    set_at(body, "/trace", json(R"({"x": [1, 2]})"));
+    bj::value body = json_of(kCreated);
+    set_at(body, "/trace", json_of(R"({"x": [1, 2]})"));
     set_at(body, "/payload/platform", bj::value("fastfood"));
     set_at(body, "/payload/items/0/sku", bj::value(12));
     set_at(body, "/payload/items/0/options/0/group", nullptr);
@@ -216,15 +216,15 @@ TEST_CASE("unknown extra fields are ignored", "[validate]") {
     set_at(body, "/payload/car_data/model", bj::value("Corolla"));
     CHECK(validate_webhook(body).value.has_value());
 
-    bj::value update = json(kUpdated);
-    set_at(update, "/payload/driver", json(R"({"name": "Ali"})"));
+    bj::value update = json_of(kUpdated);
+    set_at(update, "/payload/driver", json_of(R"({"name": "Ali"})"));
     CHECK(validate_webhook(update).value.has_value());
 }
 
 TEST_CASE("the body must be a JSON object", "[validate]") {
     for (const char* text : {"[]", "null", "\"order\"", "1", "true"}) {
         INFO("body: " << text);
-        const ValidationResult result = validate_webhook(json(text));
+        const ValidationResult result = validate_webhook(json_of(text));
         CHECK_FALSE(result.value);
         CHECK(result.error_code == kErrorNotAnObject);
         REQUIRE(result.errors.size() == 1);
@@ -240,12 +240,12 @@ TEST_CASE("event problems give unknown_event and skip the payload", "[validate]"
     check_single_error({"case", kCreated, "/event", bj::value("ORDER_CREATED"), "/event"}, kErrorUnknownEvent);
 
     // The payload is not inspected, but the rest of the envelope is.
-    bj::value body = json(R"({"event": "order_paid", "event_time": "yesterday", "payload": {"id": 1}})");
+    bj::value body = json_of(R"({"event": "order_paid", "event_time": "yesterday", "payload": {"id": 1}})");
     const ValidationResult result = validate_webhook(body);
     CHECK(result.error_code == kErrorUnknownEvent);
     CHECK(paths(result) == std::vector<std::string>{"/event", "/event_time", "/branch_id"});
 
-    const ValidationResult empty = validate_webhook(json("{}"));
+    const ValidationResult empty = validate_webhook(json_of("{}"));
     CHECK(empty.error_code == kErrorUnknownEvent);
     CHECK(paths(empty) == std::vector<std::string>{"/event", "/event_time", "/branch_id", "/payload"});
 }
@@ -426,7 +426,7 @@ TEST_CASE("order_created boundaries that pass", "[validate]") {
 }
 
 TEST_CASE("item and option counts are bounded", "[validate]") {
-    const bj::value item = json(kCreated).at("payload").at("items").at(0);
+    const bj::value item = json_of(kCreated).at("payload").at("items").at(0);
     bj::array items(kMaxItems, item);
     check_valid({"200 items", kCreated, "/payload/items", items, ""});
     items.push_back(item);
@@ -448,7 +448,7 @@ TEST_CASE("line totals are amounts: bounded like one, and never past 64 bits", "
     check_single_error({"option line 1.2e9", kCreated, "/payload/items/0/options/0/price", bj::value(200000000),
                         "/payload/items/0/options/0"});
     // Each field at its own bound: 10^12 thousandths × 10^4 × 10^4 is past 2^63; refused, not wrapped.
-    bj::value body = json(kCreated);
+    bj::value body = json_of(kCreated);
     auto& item = body.at("payload").at("items").at(0).as_object();
     item["quantity"] = kMaxQuantity;
     item["price"] = 1;
@@ -514,12 +514,12 @@ TEST_CASE("order_updated payload rules", "[validate]") {
     check_valid({"order_id 128 bytes", kUpdated, "/payload/order_id", text(128), ""});
 
     // An order_created payload under order_updated misses both fields.
-    const ValidationResult mixed = validate_webhook(with(kUpdated, "/payload", json(kCreated).at("payload")));
+    const ValidationResult mixed = validate_webhook(with(kUpdated, "/payload", json_of(kCreated).at("payload")));
     CHECK(paths(mixed) == std::vector<std::string>{"/payload/order_id", "/payload/status"});
 }
 
 TEST_CASE("every problem is reported, in document order", "[validate]") {
-    bj::value body = json(kCreated);
+    bj::value body = json_of(kCreated);
     set_at(body, "/branch_id", bj::value(""));
     set_at(body, "/payload/id", bj::value(""));
     set_at(body, "/payload/order_type", bj::value("TAKEAWAY"));
@@ -527,7 +527,7 @@ TEST_CASE("every problem is reported, in document order", "[validate]") {
     set_at(body, "/payload/customer/phone", bj::value("0501234567"));
     set_at(body, "/payload/items/0/quantity", bj::value(0));
     set_at(body, "/payload/items/0/options/0/id", std::nullopt);
-    set_at(body, "/payload/items/1", json(R"({"id": "cola", "quantity": 1.5})"));
+    set_at(body, "/payload/items/1", json_of(R"({"id": "cola", "quantity": 1.5})"));
     const ValidationResult result = validate_webhook(body);
     CHECK_FALSE(result.value);
     CHECK(result.error_code == kErrorValidationFailed);
