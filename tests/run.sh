@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole suite: installs what is missing, builds (Release, checked by clang-tidy; then Debug with ASan and UBSan
-# for the unit and database tests), starts a throwaway PostgreSQL, runs every ctest label, removes the cluster, and exits non-zero
-# on any failure. Output ends with ctest's summary of the Release run.
+# The whole suite: installs what is missing, builds (Release, checked by clang-tidy; then one clang build with ASan
+# and UBSan for the unit and database tests and the fuzz targets), starts a throwaway PostgreSQL, runs every ctest
+# label, removes the cluster, and exits non-zero on any failure. Output ends with ctest's summary of the Release run.
 #   ./tests/run.sh                 everything
 #   ./tests/run.sh -L unit         one label (unit, pg, e2e), Release build only
 #   ./tests/run.sh -L browser      the dashboard's browser test (also part of e2e)
@@ -31,16 +31,21 @@ status=0
 if [ $# -eq 0 ]; then
   stage "clang-tidy: every source file of common/, hub/ and pos/, each finding an error (.clang-tidy)"
   ./tests/tidy.sh build || status=1
-  stage "Debug build with AddressSanitizer and UBSan"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DORDERHUB_SANITIZE=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
-  cmake --build build-asan -j"$jobs" --target unit_tests pg_tests webhook_verdicts
+  # One sanitized build serves the unit and pg tests and the fuzz targets: clang 14 with ASan, UBSan and
+  # libFuzzer's coverage (-DORDERHUB_FUZZ=ON), assertions on, -O1 (tests and fuzzing at a usable speed).
+  stage "sanitized build (clang 14, ASan and UBSan): the unit and pg tests and the libFuzzer targets"
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" \
+    -DORDERHUB_FUZZ=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
+  cmake --build build-sanitize -j"$jobs" --target unit_tests pg_tests webhook_verdicts fuzz_targets
   stage "unit and pg tests under AddressSanitizer and UBSan"
   # libpqxx 6.4's own leak on a broken connection is suppressed (tests/lsan.supp says why); nothing else is.
-  (cd build-asan && LSAN_OPTIONS="suppressions=$PWD/../tests/lsan.supp:print_suppressions=0" \
-    ctest -L 'unit|pg' --output-on-failure) || status=1
-  stage "fuzzing: each libFuzzer target for 60 s (a longer run: tests/fuzz/run.sh 3600)"
-  ./tests/fuzz/run.sh 60 || status=1
+  (cd build-sanitize && LSAN_OPTIONS="suppressions=$PWD/../tests/lsan.supp:print_suppressions=0" \
+    ctest -L 'unit|pg' -j"$jobs" --output-on-failure) || status=1
+  stage "fuzzing: each libFuzzer target for 30 s (a longer run: tests/fuzz/run.sh 3600)"
+  ORDERHUB_FUZZ_BUILD_DIR=build-sanitize ./tests/fuzz/run.sh 30 || status=1
   stage "every test, Release build"
 fi
-(cd build && ctest --output-on-failure "$@") || status=1
+# Three at a time: tests marked RUN_SERIAL (pg, the reliability scenarios, the browser and cluster-stopping e2e
+# tests) still run alone.
+(cd build && ctest -j3 --output-on-failure "$@") || status=1
 exit $status

@@ -4,10 +4,12 @@
 # corpus/<target>/ (plus the regressions) in a temporary folder, so the corpus in the repository stays small and
 # curated. A crash, time-out, leak or out-of-memory input is copied into regressions/<target>/, its path is
 # printed, and the script exits non-zero once every target has run.
-#   tests/fuzz/run.sh          60 s per target (CI)
+#   tests/fuzz/run.sh          60 s per target (tests/run.sh: 30 s)
 #   tests/fuzz/run.sh 3600     one hour per target
 # ORDERHUB_BUILD_JOBS (default 2) sets the build parallelism, as in tests/run.sh; ORDERHUB_FUZZ_JOBS (default 2)
-# how many targets fuzz at the same time (each uses about one core).
+# how many targets fuzz at the same time (each uses about one core). ORDERHUB_FUZZ_BUILD_DIR names a build already
+# configured with -DORDERHUB_FUZZ=ON to use instead of build-fuzz/ (tests/run.sh passes its sanitizer build, which
+# holds the unit and pg tests too).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -17,10 +19,14 @@ build_jobs=${ORDERHUB_BUILD_JOBS:-2}
 fuzz_jobs=${ORDERHUB_FUZZ_JOBS:-2}
 fuzz_dir=tests/fuzz
 
-./deploy/install-deps.sh
-CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DORDERHUB_FUZZ=ON -DORDERHUB_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j"$build_jobs"
+build=${ORDERHUB_FUZZ_BUILD_DIR:-}
+if [ -z "$build" ]; then
+  build=build-fuzz
+  ./deploy/install-deps.sh
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DORDERHUB_FUZZ=ON -DORDERHUB_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j"$build_jobs" --target fuzz_targets
 
 work=$(mktemp -d /tmp/orderhub-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -79,10 +85,10 @@ fuzz_target() {
 }
 
 targets=()
-for bin in build-fuzz/bin/fuzz_*; do targets+=("$(basename "$bin")"); done
+for bin in "$build"/bin/fuzz_*; do targets+=("$(basename "$bin")"); done
 running=0
 for target in "${targets[@]}"; do
-  fuzz_target "build-fuzz/bin/$target" >"$work/$target.out" 2>&1 &
+  fuzz_target "$build/bin/$target" >"$work/$target.out" 2>&1 &
   running=$((running + 1))
   if [ $running -ge "$fuzz_jobs" ]; then
     wait -n || true
