@@ -9,7 +9,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make ninja-build pkg-config
+  g++ cmake make pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libpqxx-dev libssl-dev catch2
   postgresql-15 postgresql-client-15

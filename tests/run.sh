@@ -16,11 +16,8 @@ jobs=${ORDERHUB_BUILD_JOBS:-2}
 # Each stage names the minutes since the start: CI has 30 minutes for all of it.
 stage() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
 
-# A new build folder gets Ninja (it overlaps the targets' compiles, make does not); an existing one keeps its generator.
-generator() { [ -f "$1/CMakeCache.txt" ] || echo "-GNinja"; }
-
 stage "Release build"
-cmake -S . -B build $(generator build) -DCMAKE_BUILD_TYPE=Release -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
 cmake --build build -j"$jobs"
 
 pgdir=$(mktemp -d /tmp/orderhub-test-pg.XXXXXX)
@@ -37,7 +34,7 @@ if [ $# -eq 0 ]; then
   # One sanitized build serves the unit and pg tests and the fuzz targets: clang 14 with ASan, UBSan and
   # libFuzzer's coverage (-DORDERHUB_FUZZ=ON), assertions on, -O1 (tests and fuzzing at a usable speed).
   stage "sanitized build (clang 14, ASan and UBSan): the unit and pg tests and the libFuzzer targets"
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize $(generator build-sanitize) -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" \
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" \
     -DORDERHUB_FUZZ=ON -DORDERHUB_WERROR=ON -DORDERHUB_TESTS=ON >/dev/null
   cmake --build build-sanitize -j"$jobs" --target unit_tests pg_tests webhook_verdicts fuzz_targets
   stage "unit and pg tests under AddressSanitizer and UBSan"
