@@ -23,8 +23,8 @@ struct Refusal : std::runtime_error {
     Kind kind;
 };
 
-/// The most bytes of an id an operator names (branch, brand, POS connection, mapping): the webhook's bound
-/// (hub/ingest/validate.hpp), so that every id an operator stores can arrive in an order.
+/// The most bytes of an id an operator names (branch, brand, POS connection, mapped product): the bound of a
+/// webhook's ids (hub/ingest/validate.hpp kMaxIdBytes), which carry branch and product ids.
 inline constexpr std::size_t kMaxIdBytes = 128;
 /// The most rows one listing returns (the CLI's --limit, the operator API's ?limit=).
 inline constexpr std::int64_t kMaxListLimit = 100000;
