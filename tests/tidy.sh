@@ -10,7 +10,8 @@ tidy=$(command -v clang-tidy-14 || command -v clang-tidy)
 # A unity build (ORDERHUB_UNITY, the default) compiles CMake's Unity/unity_N_cxx.cxx files, each including a batch of
 # sources: those are checked whole (one parse of the shared headers for the batch), and the findings in the
 # sources they include are reported because .clang-tidy's HeaderFilterRegex names common/, hub/ and pos/. Their
-# only lines are the #include "x.cpp" that bugprone-suspicious-include exists to flag: off for them alone.
+# only lines are the #include "x.cpp" that bugprone-suspicious-include exists to flag, so that check is off for the
+# unity files (and so for the sources they include: a .cpp including another .cpp goes unflagged there).
 lists=$(mktemp -d)
 trap 'rm -rf "$lists"' EXIT
 python3 - "$build/compile_commands.json" "$PWD" "$lists" <<'PY'
