@@ -86,7 +86,8 @@ constexpr std::array<common::config::OptionRow, 22> kHubServeOptions{{
      "only when PostgreSQL has cores to spare"},
     {"ingest-gather-ms", "INGEST_GATHER_MS", "MS", "2",
      "at light load, how long a webhook that finds no group commit running waits for others to share its statement "
-     "(0 to 100): less PostgreSQL CPU per order at low rates, that much more latency"},
+     "(0 to 100), while such waits catch company: less PostgreSQL CPU per order at low rates, that much more "
+     "latency"},
 }};
 
 }  // namespace

@@ -97,3 +97,59 @@ TEST_CASE("batcher: with a gather time, a job that finds it idle waits for the j
     for (int i = 0; i < kJobs; ++i) CHECK(answers[i] == i * 10);
     CHECK(sizes == std::vector<std::size_t>{5});
 }
+
+TEST_CASE("batcher: a client that waits for each answer stops gathering, and company brings it back", "[batcher]") {
+    tests::TempDatabase db;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
+    std::vector<std::size_t> sizes;  // touched by the one pool worker only, read after ioc.run()
+    common::db::Batcher<int, int> batcher(
+        pool,
+        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
+            pqxx::nontransaction(c).exec("SELECT 1");
+            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] + 1;
+            sizes.push_back(jobs.size());
+        },
+        256, 1, std::chrono::microseconds(1000), std::chrono::milliseconds(50));
+    CHECK(batcher.gathers());
+
+    // One job at a time, each sent after the answer to the last: no gather can catch anything, and about a dozen
+    // are enough to stop gathering. (A job sent before the worker has counted its batch finished finds it busy,
+    // not idle, and does not gather: so the count of jobs is bounded, not exact. The coroutines take what they use
+    // as parameters: a lambda's captures would die with the lambda, before the frame.)
+    int in_turn = 0;
+    asio::co_spawn(
+        ioc,
+        [](common::db::Batcher<int, int>& b, int& answered) -> asio::awaitable<void> {
+            for (int i = 0; i < 200 && b.gathers(); ++i)
+                if (co_await b.submit(i) == i + 1) ++answered;
+        }(batcher, in_turn),
+        asio::detached);
+    ioc.run();
+    CHECK_FALSE(batcher.gathers());
+    CHECK(in_turn >= 11);
+    CHECK(std::count(sizes.begin(), sizes.end(), 1) == in_turn);
+
+    // Then jobs in pairs: the first of each finds the batcher idle and, now, does not wait, until a probe
+    // (one idle start in GatherPolicy::kProbeEvery) waits and its pair's second job joins it.
+    sizes.clear();
+    int answered = 0;
+    int pairs = 0;
+    while (!batcher.gathers() && pairs < 1000) {
+        ++pairs;
+        for (int k = 0; k < 2; ++k)
+            asio::co_spawn(
+                ioc,
+                [](common::db::Batcher<int, int>& b, int job, int& count) -> asio::awaitable<void> {
+                    if (co_await b.submit(job) == job + 1) ++count;
+                }(batcher, k, answered),
+                asio::detached);
+        ioc.restart();
+        ioc.run();
+    }
+    CHECK(answered == 2 * pairs);
+    CHECK(batcher.gathers());
+    CHECK(pairs < 1000);
+    REQUIRE_FALSE(sizes.empty());
+    CHECK(sizes.back() == 2);  // the probe's batch held both jobs of its pair
+}
