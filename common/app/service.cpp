@@ -1,5 +1,6 @@
 #include "common/app/service.hpp"
 
+#include <malloc.h>
 #include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -56,6 +57,19 @@ std::string require_database_url(const config::ParsedArgs& args, const std::stri
                              "_DATABASE_URL is not set: give a libpq URI such as "
                              "postgresql://user@127.0.0.1:5432/db (or --database-url)");
     return *url;
+}
+
+bool keep_freed_memory(const config::EnvLookup& env) {
+#if defined(__GLIBC__)
+    if (const auto tunables = env("GLIBC_TUNABLES"); tunables && tunables->find("glibc.malloc.") != std::string::npos)
+        return false;
+    // The trim threshold alone would also fix the mmap threshold at its 128 KB default (mallopt turns the dynamic
+    // one off): a large batch's text would then be mapped and unmapped every time instead.
+    return mallopt(M_MMAP_THRESHOLD, kMmapBytes) == 1 && mallopt(M_TRIM_THRESHOLD, kKeptFreeBytes) == 1;
+#else
+    (void)env;
+    return false;
+#endif
 }
 
 void apply_log_format(const config::ParsedArgs& args) {

@@ -55,6 +55,7 @@ int serve(const common::config::ParsedArgs& args) {
     const std::size_t batches = ingest_batches(args, cfg.db_workers);
     const auto gather = ingest_gather(args);
     const auto admin_listen = admin_address(args);
+    common::app::keep_freed_memory(common::config::process_env());  // before the threads that allocate start
     // Signing secrets (api) and POS credentials (forwarder) are sealed: a clear error now rather than refusals later.
     std::optional<common::crypto::SecretBox> box = forward::secret_box(args);
     forward::ForwarderOptions fopts;

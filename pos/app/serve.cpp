@@ -20,6 +20,7 @@ int serve(const common::config::ParsedArgs& args) {
     const auto pending_logins = common::app::number_setting(args, "max-pending-logins", 1, 100000);
     const auto token_lifetime = common::app::duration_setting(args, "token-lifetime", std::chrono::seconds(1),
                                                               std::chrono::seconds(30 * 24 * 3600));
+    common::app::keep_freed_memory(common::config::process_env());  // before the threads that allocate start
     // Declared after the io_context, so destroyed before it: finished database jobs and password checks can
     // still post their completions to it.
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
