@@ -21,29 +21,6 @@
 
 namespace common::db {
 
-/// Group commit: coroutines submit jobs one at a time; the batcher hands whatever has queued up (at most
-/// `max_batch`) to one pool worker, whose batch function handles them all in one transaction. Each submitter
-/// resumes only after that transaction's fate is known. At most `max_concurrent` batches run at once, which
-/// leaves pool workers free for other queries.
-///
-/// Batch size adapts to load. Under light load (recent batches of fewer than 4) a batch holds one job and starts
-/// at once, so latency stays that of a single transaction; unless the batcher was given a `gather` time: then a
-/// job that finds the batcher idle waits that long (on a timer of its submitter's executor, not on a pool worker)
-/// for others to share its statement and commit. That trades latency for PostgreSQL's CPU at low rates, where
-/// every statement would otherwise carry one job and pay its fixed costs alone, but only while gathers catch
-/// company (GatherPolicy): a client that sends its next job only after the answer to the last one is never joined
-/// by anybody, and waiting for it only made each of its jobs slower and dearer. Under load (recent batches of 4
-/// or more) no job gathers (between batches at 64 connections that cost 8 % of the orders/s); instead a worker
-/// that finds fewer than half the recent typical size waiting lingers up to `max_linger` for more: otherwise the
-/// first request that follows a batch's answers takes a statement and a commit of its own while the rest of the
-/// wave queues behind it.
-///
-/// A batch takes at most its fair share of the jobs in the system, queued and running, over `max_concurrent`
-/// batches; what it leaves goes to a free batch slot at once, or to the next batch. Without that, batches
-/// bunch like buses: a large batch answers its submitters together, they come back together and board the
-/// next batch as one, while the other batch runs nearly empty; and since a batch's time grows with its size,
-/// the largest batches made the tail (at 64 connections, sizes from a few to all 64, and the slowest batches
-/// two to three times the median). Thread-safe.
 /// Whether a job that finds the group commit idle should wait for company: only while recent gathers caught some.
 /// Each gather's catch (the jobs that joined the one that waited) feeds a moving average; below kWorthwhile, idle
 /// jobs start at once, and one idle start in kProbeEvery still gathers to notice company that returned. A probe
@@ -77,6 +54,29 @@ private:
     bool probing_ = false;
 };
 
+/// Group commit: coroutines submit jobs one at a time; the batcher hands whatever has queued up (at most
+/// `max_batch`) to one pool worker, whose batch function handles them all in one transaction. Each submitter
+/// resumes only after that transaction's fate is known. At most `max_concurrent` batches run at once, which
+/// leaves pool workers free for other queries.
+///
+/// Batch size adapts to load. Under light load (recent batches of fewer than 4) a batch holds one job and starts
+/// at once, so latency stays that of a single transaction; unless the batcher was given a `gather` time: then a
+/// job that finds the batcher idle waits that long (on a timer of its submitter's executor, not on a pool worker)
+/// for others to share its statement and commit. That trades latency for PostgreSQL's CPU at low rates, where
+/// every statement would otherwise carry one job and pay its fixed costs alone, but only while gathers catch
+/// company (GatherPolicy): a client that sends its next job only after the answer to the last one is never joined
+/// by anybody, and waiting for it only made each of its jobs slower and dearer. Under load (recent batches of 4
+/// or more) no job gathers (between batches at 64 connections that cost 8 % of the orders/s); instead a worker
+/// that finds fewer than half the recent typical size waiting lingers up to `max_linger` for more: otherwise the
+/// first request that follows a batch's answers takes a statement and a commit of its own while the rest of the
+/// wave queues behind it.
+///
+/// A batch takes at most its fair share of the jobs in the system, queued and running, over `max_concurrent`
+/// batches; what it leaves goes to a free batch slot at once, or to the next batch. Without that, batches
+/// bunch like buses: a large batch answers its submitters together, they come back together and board the
+/// next batch as one, while the other batch runs nearly empty; and since a batch's time grows with its size,
+/// the largest batches made the tail (at 64 connections, sizes from a few to all 64, and the slowest batches
+/// two to three times the median). Thread-safe.
 template <class Job, class Result>
 class Batcher {
 public:
