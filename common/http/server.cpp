@@ -173,23 +173,17 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         w->end();
     }
 
-    /// Idle between requests: waits for the first byte of the next one under the idle time-out (stop() cancels
-    /// the wait); false when the connection is to end.
+    /// Idle between requests: waits for the first bytes of the next one under the idle time-out (stop() cancels
+    /// the wait); false when the connection is to end. Waits by reading, not with a wait on the socket: bytes may
+    /// already wait decrypted inside the TLS layer, and on a plain socket asio re-arms epoll (EPOLL_CTL_MOD) for
+    /// every wait, where a read first tries the socket and then waits without that system call.
     template <class C>
     asio::awaitable<bool> await_request(C& c, beast::flat_buffer& buffer) {
         c.idle = true;
         if (c.stopping) co_return false;
         c.arm(limits.idle_timeout);
-        boost::system::error_code ec;
-        if constexpr (std::is_same_v<C, TlsConn>) {
-            // Bytes may already wait decrypted inside the TLS layer: wait by reading, not on the socket.
-            auto [rec, got] = co_await c.stream.async_read_some(buffer.prepare(kIdleRead), kTuple);
-            buffer.commit(got);
-            ec = rec;
-        } else {
-            auto [wec] = co_await c.socket().async_wait(tcp::socket::wait_read, kTuple);
-            ec = wec;
-        }
+        auto [ec, got] = co_await c.stream.async_read_some(buffer.prepare(kIdleRead), kTuple);
+        buffer.commit(got);
         c.disarm();
         c.idle = false;
         co_return !ec && !c.stopping;
