@@ -33,7 +33,6 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t kIdleRead = 4096;
 namespace ssl = boost::asio::ssl;
 using detail::Conn;
 using detail::ConnStream;
@@ -182,7 +181,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         c.idle = true;
         if (c.stopping) co_return false;
         c.arm(limits.idle_timeout);
-        auto [ec, got] = co_await c.stream.async_read_some(buffer.prepare(kIdleRead), kTuple);
+        auto [ec, got] = co_await c.stream.async_read_some(buffer.prepare(kIdleReadBytes), kTuple);
         buffer.commit(got);
         c.disarm();
         c.idle = false;

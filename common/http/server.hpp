@@ -41,6 +41,11 @@ struct Limits {
     std::chrono::milliseconds refusal_delay{1000};
 };
 
+/// What a connection reads at once while it waits for its next request. Beast's header limit is soft and its
+/// verdict depends on how the bytes are cut into reads, so whatever predicts the server's answers (tests/fuzz)
+/// reads the same way.
+inline constexpr std::size_t kIdleReadBytes = 4096;
+
 /// Produces handler answers for a request (a Response with `stream` set is written as a stream; message.hpp).
 using Handler = std::function<boost::asio::awaitable<Response>(Request)>;
 
