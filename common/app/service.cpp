@@ -61,6 +61,8 @@ std::string require_database_url(const config::ParsedArgs& args, const std::stri
 
 bool keep_freed_memory(const config::EnvLookup& env) {
 #if defined(__GLIBC__)
+    constexpr int kKeptFreeBytes = 16 << 20;
+    constexpr int kMmapBytes = 4 << 20;
     if (const auto tunables = env("GLIBC_TUNABLES"); tunables && tunables->find("glibc.malloc.") != std::string::npos)
         return false;
     // The trim threshold alone would also fix the mmap threshold at its 128 KB default (mallopt turns the dynamic

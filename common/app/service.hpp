@@ -65,12 +65,10 @@ int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::si
 /// whenever its free top passes 128 KB (glibc's default). A database worker frees more than that after every group
 /// commit (the batch's statement text and bodies), and returning it cost madvise, TLB shoot-downs and page faults
 /// when the next batch took it back: 29 % of the workers' CPU at 64 connections (docs/performance.md). Kept: at most
-/// kKeptFreeBytes of free memory per arena; blocks from kMmapBytes up still come from and go back to mmap. Left
-/// alone when GLIBC_TUNABLES sets a glibc.malloc tunable (the operator's choice). False when the allocator did not
-/// take the settings (not glibc's, e.g. a sanitizer's) or was left alone.
+/// 16 MB of free memory per arena; blocks from 4 MB up still come from and go back to mmap. Left alone when
+/// GLIBC_TUNABLES sets a glibc.malloc tunable (the operator's choice). False when the allocator did not take the
+/// settings (not glibc's, e.g. a sanitizer's) or was left alone.
 bool keep_freed_memory(const config::EnvLookup& env);
-inline constexpr int kKeptFreeBytes = 16 << 20;
-inline constexpr int kMmapBytes = 4 << 20;
 
 /// The usual SIGHUP action: re-read the server's TLS certificate files, logging the outcome.
 std::function<void()> reload_tls_on_hup(http::Server& server);
