@@ -5,11 +5,19 @@
 #include <atomic>
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <thread>
+
+#include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
 
 namespace common::log {
 namespace {
@@ -58,7 +66,159 @@ std::string now_iso() {
     return out;
 }
 
+// The process's LineWriter on stderr while a BackgroundStderr lives.
+std::atomic<LineWriter*> g_background{nullptr};
+
+// Writes all of `text` to `fd`: false when the descriptor refuses it for good (EPIPE: the reader went away, or
+// another error). A descriptor left non-blocking by whoever shares it is waited for with poll.
+bool write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+        const ssize_t n = ::write(fd, text.data(), text.size());
+        if (n >= 0) {
+            text.remove_prefix(static_cast<std::size_t>(n));
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            pollfd p{.fd = fd, .events = POLLOUT, .revents = 0};
+            (void)::poll(&p, 1, 100);
+            continue;
+        }
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
+
+struct LineWriter::State {
+    int fd;
+    std::size_t capacity;
+    std::chrono::milliseconds gather;
+    std::mutex mutex;
+    std::condition_variable wake;   // the thread waits here for lines
+    std::condition_variable ended;  // close waits here for the thread's end
+    std::string pending;
+    std::uint64_t unreported = 0;  // dropped since the last notice
+    std::atomic<std::uint64_t> dropped{0};
+    bool idle = false;    // the thread waits for a first line: the next push wakes it
+    bool urgent = false;  // a warning or an error is queued: write without the gather
+    bool stop = false;
+    bool closed = false;  // the thread ended: pushes go to the caller
+    bool broken = false;  // the descriptor refused a write for good
+    std::thread thread;   // joined or detached by close
+
+    void run() {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe, nullptr);  // a reader that went away is an EPIPE here, not the process's end
+        std::string batch;
+        std::unique_lock lock(mutex);
+        for (;;) {
+            idle = true;
+            wake.wait(lock, [&] { return !pending.empty() || unreported > 0 || stop; });
+            idle = false;
+            if (pending.empty() && unreported == 0) {
+                closed = true;
+                ended.notify_all();
+                return;
+            }
+            // What comes within the gather goes in the same write (at 5,000 requests a second, about ten lines).
+            if (!stop && !urgent)
+                wake.wait_for(lock, gather, [&] { return stop || urgent || pending.size() >= capacity / 2; });
+            urgent = false;
+            batch.clear();
+            batch.swap(pending);
+            if (const std::uint64_t lost = std::exchange(unreported, 0)) {
+                auto notice = format_line(g_format.load(), now_iso(), Level::warn, "log lines dropped",
+                                          {{"count", lost}, {"reason", "stderr did not take them in time"}});
+                notice += '\n';
+                batch.insert(0, notice);
+            }
+            lock.unlock();
+            const bool written = write_all(fd, batch);
+            lock.lock();
+            if (!written) {
+                broken = true;
+                dropped += static_cast<std::uint64_t>(std::count(batch.begin(), batch.end(), '\n'));
+            }
+        }
+    }
+};
+
+LineWriter::LineWriter(int fd, std::size_t capacity_bytes, std::chrono::milliseconds gather)
+    : state_(std::make_shared<State>()) {
+    state_->fd = fd;
+    state_->capacity = capacity_bytes;
+    state_->gather = gather;
+    state_->thread = std::thread([s = state_] { s->run(); });
+}
+
+LineWriter::~LineWriter() { close(std::chrono::seconds(2)); }
+
+LineWriter::Push LineWriter::push(std::string_view line, bool urgent) {
+    State& s = *state_;
+    bool wake = false;
+    {
+        std::lock_guard lock(s.mutex);
+        if (s.closed) return Push::closed;
+        if (s.broken || s.pending.size() + line.size() + 1 > s.capacity) {
+            ++s.dropped;
+            if (!s.broken) ++s.unreported;  // told in the next write; nobody would read it after a refusal
+            return Push::dropped;
+        }
+        s.pending.append(line);
+        s.pending += '\n';
+        wake = s.idle || (urgent && !s.urgent) || s.pending.size() >= s.capacity / 2;
+        s.idle = false;
+        s.urgent = s.urgent || urgent;
+    }
+    if (wake) s.wake.notify_one();
+    return Push::queued;
+}
+
+bool LineWriter::close(std::chrono::milliseconds wait) {
+    State& s = *state_;
+    bool ended = false;
+    {
+        std::unique_lock lock(s.mutex);
+        s.stop = true;
+        s.wake.notify_one();
+        ended = s.ended.wait_for(lock, wait, [&] { return s.closed; });
+    }
+    if (s.thread.joinable() && s.thread.get_id() != std::this_thread::get_id()) {
+        if (ended)
+            s.thread.join();
+        else
+            s.thread.detach();  // blocked in write(): it holds the state and ends with the process at the latest
+    }
+    return ended;
+}
+
+std::uint64_t LineWriter::dropped() const { return state_->dropped.load(); }
+
+BackgroundStderr::BackgroundStderr(std::size_t capacity_bytes) {
+    auto* writer = new LineWriter(STDERR_FILENO, capacity_bytes);
+    LineWriter* none = nullptr;
+    if (!g_background.compare_exchange_strong(none, writer)) delete writer;  // one at a time: the first stays
+}
+
+BackgroundStderr::~BackgroundStderr() {
+    LineWriter* writer = g_background.load();
+    if (!writer) return;
+    // Every thread that logs has ended by now (serve holds this longer than its threads). A writer whose stderr
+    // still does not take the lines stays installed (never deleted): later lines are queued or dropped rather than
+    // blocking the process's exit.
+    if (!writer->close(std::chrono::seconds(2))) return;
+    g_background.store(nullptr);
+    delete writer;
+}
+
+std::uint64_t dropped_lines() {
+    const LineWriter* writer = g_background.load();
+    return writer ? writer->dropped() : 0;
+}
 
 void set_format(Format format) { g_format.store(format); }
 
@@ -113,6 +273,9 @@ std::string format_line(Format format, std::string_view time, Level level, std::
 
 void write(Level level, std::string_view message, Fields fields, MoreFields more) {
     std::string line = format_line(g_format.load(), now_iso(), level, message, fields, more);
+    if (LineWriter* background = g_background.load(); background) {
+        if (background->push(line, level >= Level::warn) != LineWriter::Push::closed) return;
+    }
     line += '\n';
     std::lock_guard lock(g_mutex);
     std::fwrite(line.data(), 1, line.size(), stderr);

@@ -1,7 +1,11 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +46,53 @@ using MoreFields = std::span<const std::pair<std::string_view, std::string>>;
 /// format_line with `more` after `fields`.
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
                         MoreFields more);
+
+/// A bounded buffer of lines that a thread of its own writes to a file descriptor, so that a reader of that
+/// descriptor that stalls (a log shipper, journald, a terminal on hold) never stalls whoever logs: a line that
+/// does not fit is dropped and counted, never waited for, and the next write starts with a `log lines dropped`
+/// warning that says how many. The thread writes what gathered over a couple of milliseconds in one system call
+/// (at once for a warning or an error). A reader that went away (EPIPE; SIGPIPE is blocked in the thread) makes
+/// every later line count as dropped.
+class LineWriter {
+public:
+    static constexpr std::size_t kDefaultCapacity = 8u << 20;  ///< about 30,000 access lines
+    static constexpr std::chrono::milliseconds kDefaultGather{2};
+
+    LineWriter(int fd, std::size_t capacity_bytes = kDefaultCapacity,
+               std::chrono::milliseconds gather = kDefaultGather);
+    /// close(2 s).
+    ~LineWriter();
+    LineWriter(const LineWriter&) = delete;
+    LineWriter& operator=(const LineWriter&) = delete;
+
+    enum class Push { queued, dropped, closed };
+    /// Queues `line` and its line feed; `urgent` (a warning or an error) wakes the thread without the gather.
+    Push push(std::string_view line, bool urgent);
+    /// Writes what is queued, then ends the thread, waiting at most `wait`. True when it ended; later pushes are
+    /// then `closed`. False when the descriptor did not take the lines in time: the thread is left to finish (or to
+    /// end with the process) and pushes keep being queued or dropped, never blocking.
+    bool close(std::chrono::milliseconds wait);
+    /// Lines dropped so far.
+    std::uint64_t dropped() const;
+
+private:
+    struct State;
+    std::shared_ptr<State> state_;
+};
+
+/// While it lives, `write` hands every line of the process to one LineWriter on stderr (a service's `serve` holds
+/// one for its whole run); before and after, lines are written to stderr directly. Its end waits up to 2 s for the
+/// queued lines.
+class BackgroundStderr {
+public:
+    explicit BackgroundStderr(std::size_t capacity_bytes = LineWriter::kDefaultCapacity);
+    ~BackgroundStderr();
+    BackgroundStderr(const BackgroundStderr&) = delete;
+    BackgroundStderr& operator=(const BackgroundStderr&) = delete;
+};
+
+/// Lines the process dropped because stderr did not take them in time (0 without a BackgroundStderr).
+std::uint64_t dropped_lines();
 
 /// Writes one line to stderr: time, level, message and fields. Never pass secrets, bodies or full phones.
 void write(Level level, std::string_view message, Fields fields = {});

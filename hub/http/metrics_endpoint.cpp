@@ -1,10 +1,13 @@
 #include "hub/http/metrics_endpoint.hpp"
 
+#include "common/log/log.hpp"
+
 #include <algorithm>
 #include <pqxx/pqxx>
 
 #include "common/app/health.hpp"
 #include "common/db/pool.hpp"
+#include "common/log/log.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/http/routes.hpp"
 #include "hub/ingest/rate_limit.hpp"
@@ -66,6 +69,11 @@ MetricsEndpoint::MetricsEndpoint(common::db::Pool& pool, metrics::HubMetrics& me
                 Type::counter, [this](Writer& w) {
                     std::lock_guard lock(mutex_);
                     w.sample("orderhub_metrics_database_reads_total", static_cast<double>(reads_));
+                });
+    r.collector("orderhub_log_lines_dropped_total",
+                "Log lines dropped because stderr did not take them in time (its reader stalled or went away).",
+                Type::counter, [](Writer& w) {
+                    w.sample("orderhub_log_lines_dropped_total", static_cast<double>(common::log::dropped_lines()));
                 });
     r.collector("orderhub_ready", "1 when /readyz would answer 200: database reachable, migrations current.",
                 Type::gauge, [this](Writer& w) {

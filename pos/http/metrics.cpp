@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/app/health.hpp"
+#include "common/log/log.hpp"
 #include "pos/http/responses.hpp"
 #include "pos/http/routes.hpp"
 
@@ -26,6 +27,12 @@ PosMetrics::PosMetrics() : requests_(kRoutes.size()) {
                            requests_.for_each([&w](std::size_t r, const std::string& status, double v) {
                                w.sample("orderpos_http_requests_total", {{"route", kRoutes[r]}, {"status", status}}, v);
                            });
+                       });
+    registry.collector("orderpos_log_lines_dropped_total",
+                       "Log lines dropped because stderr did not take them in time (its reader stalled or went away).",
+                       common::metrics::Type::counter, [](common::metrics::Writer& w) {
+                           w.sample("orderpos_log_lines_dropped_total",
+                                    static_cast<double>(common::log::dropped_lines()));
                        });
     for (std::size_t r = 0; r < kRoutes.size(); ++r)
         latency_[r] = &registry.histogram("orderpos_http_request_duration_seconds",

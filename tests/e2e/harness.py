@@ -92,7 +92,7 @@ def run(binary, *args, env=None, input=None, timeout=60):
 class Service:
     """A real orderhub/orderpos `serve` process on a free loopback port; stopped by PID."""
 
-    def __init__(self, binary, *args, env=None, listen="127.0.0.1:0"):
+    def __init__(self, binary, *args, env=None, listen="127.0.0.1:0", read_log=True):
         e = dict(os.environ)
         e.update(env or {})
         e.setdefault("ORDERHUB_LOG_FORMAT", "json")
@@ -117,9 +117,15 @@ class Service:
         if self.port is None:
             self.proc.kill()
             raise RuntimeError(f"{binary} did not start: {''.join(self.lines)}")
-        # Keep reading the log: a full pipe would block the service on its next log line.
+        # Keep reading the log (unless a test wants a reader that stalls: read_log=False, then read_log_now()).
         self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
+        if read_log:
+            self._reader.start()
+
+    def read_log_now(self):
+        """Starts reading a log left unread by read_log=False."""
+        if self._reader.ident is None:
+            self._reader.start()
 
     def _drain(self):
         for line in self.proc.stderr:
@@ -155,7 +161,8 @@ class Service:
             self.proc.kill()
             self.proc.wait()
             raise
-        self._reader.join(timeout=5)
+        if self._reader.ident is not None:
+            self._reader.join(timeout=5)
         return self.proc.returncode
 
     def log(self):

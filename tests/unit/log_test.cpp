@@ -9,6 +9,9 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "common/log/log.hpp"
 
@@ -88,4 +91,125 @@ TEST_CASE("log: ORDERHUB_LOG_FORMAT values", "[log]") {
     CHECK(parse_format("json", f));
     CHECK(f == Format::json);
     CHECK_FALSE(parse_format("yaml", f));
+}
+
+namespace {
+
+// A pipe whose read end the test reads (or leaves unread, or closes).
+struct Pipe {
+    int read = -1;
+    int write = -1;
+    Pipe() {
+        int fds[2];
+        REQUIRE(::pipe(fds) == 0);
+        read = fds[0];
+        write = fds[1];
+    }
+    ~Pipe() {
+        if (read >= 0) ::close(read);
+        if (write >= 0) ::close(write);
+    }
+    std::string read_all() {  // up to end of file: the write end must be closed first
+        std::string out;
+        char buf[65536];
+        for (ssize_t n; (n = ::read(read, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+        return out;
+    }
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("log: a LineWriter writes every queued line, in order, before its close returns", "[log]") {
+    Pipe pipe;
+    std::string text;
+    std::thread reader([&] {
+        char buf[4096];
+        for (ssize_t n; (n = ::read(pipe.read, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+    });
+    {
+        LineWriter writer(pipe.write, 1 << 20);
+        for (int i = 0; i < 500; ++i)
+            REQUIRE(writer.push("line " + std::to_string(i), i % 100 == 0) == LineWriter::Push::queued);
+        CHECK(writer.close(std::chrono::seconds(5)));
+        CHECK(writer.push("after the close", false) == LineWriter::Push::closed);
+        CHECK(writer.dropped() == 0);
+    }
+    ::close(pipe.write);
+    pipe.write = -1;
+    reader.join();
+    const auto lines = lines_of(text);
+    REQUIRE(lines.size() == 500);
+    for (int i = 0; i < 500; ++i) CHECK(lines[static_cast<std::size_t>(i)] == "line " + std::to_string(i));
+}
+
+TEST_CASE("log: a LineWriter whose reader stalls drops what does not fit, never waits, and says how many", "[log]") {
+    Pipe pipe;  // nobody reads it until the end: a Linux pipe holds 64 KiB, the writer 16 KiB more
+    const std::string filler(99, 'x');
+    std::vector<int> queued;
+    std::uint64_t refused = 0;
+    {
+        LineWriter writer(pipe.write, 16 << 10, std::chrono::milliseconds(1));
+        for (int i = 0; i < 4000; ++i) {  // 400 KB: five times what both hold
+            const auto r = writer.push(std::to_string(i) + " " + filler, false);
+            if (r == LineWriter::Push::queued) queued.push_back(i);
+            if (r == LineWriter::Push::dropped) ++refused;
+            if (i % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the thread fills the pipe
+        }
+        CHECK(refused > 0);
+        CHECK(writer.dropped() == refused);
+        CHECK(queued.size() + refused == 4000);
+        CHECK_FALSE(writer.close(std::chrono::milliseconds(50)));  // stderr still takes nothing: close gives up
+
+        std::string text;
+        std::thread reader([&] {  // the reader comes back
+            char buf[65536];
+            for (ssize_t n; (n = ::read(pipe.read, buf, sizeof buf)) > 0;)
+                text.append(buf, static_cast<std::size_t>(n));
+        });
+        // The thread left running by the first close writes the rest and ends.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!writer.close(std::chrono::milliseconds(100)) && std::chrono::steady_clock::now() < deadline) {
+        }
+        CHECK(writer.close(std::chrono::milliseconds(0)));
+        ::close(pipe.write);
+        pipe.write = -1;
+        reader.join();
+
+        std::vector<int> written;
+        std::uint64_t told = 0;
+        for (const auto& line : lines_of(text)) {
+            if (line.find("\"msg\":\"log lines dropped\"") != std::string::npos) {
+                const auto v = boost::json::parse(line).as_object();
+                CHECK(v.at("level").as_string() == "warn");
+                told += static_cast<std::uint64_t>(v.at("count").as_int64());
+                continue;
+            }
+            written.push_back(std::stoi(line));
+            CHECK(line.size() == std::to_string(written.back()).size() + 1 + filler.size());
+        }
+        CHECK(written == queued);  // every line that was queued, once, in order
+        CHECK(told == refused);    // and the count of the others
+    }
+}
+
+TEST_CASE("log: a LineWriter whose reader went away counts its lines as dropped, and the process lives", "[log]") {
+    Pipe pipe;
+    ::close(pipe.read);  // a write now raises SIGPIPE, which would end this test binary, unless blocked
+    pipe.read = -1;
+    LineWriter writer(pipe.write, 1 << 20, std::chrono::milliseconds(1));
+    CHECK(writer.push("first", true) == LineWriter::Push::queued);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (writer.dropped() == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(writer.dropped() == 1);
+    CHECK(writer.push("second", false) == LineWriter::Push::dropped);
+    CHECK(writer.dropped() == 2);
+    CHECK(writer.close(std::chrono::seconds(5)));
 }
