@@ -18,7 +18,7 @@ packages=(
   nodejs npm
   haproxy chromium
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib libbenchmark-dev linux-perf); fi
+if [ "${1:-}" = "--bench" ]; then packages+=(wrk postgresql-contrib libbenchmark-dev linux-perf valgrind); fi
 
 missing=()
 for p in "${packages[@]}"; do
