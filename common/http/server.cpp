@@ -72,6 +72,14 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     std::mutex tls_mutex;
     std::shared_ptr<ssl::context> tls_context;  // under tls_mutex; replaced by reload_tls()
 
+    /// How long a connection's deadline timer waits at most before it looks at the deadline again: the shortest
+    /// time-out a session arms, so that arming one never needs the timer restarted (Conn::arm).
+    std::chrono::milliseconds deadline_step() const {
+        return std::max(std::chrono::milliseconds(1),
+                        std::min({limits.idle_timeout, limits.request_timeout, limits.write_timeout,
+                                  limits.handler_timeout, std::min(limits.handshake_timeout, limits.request_timeout)}));
+    }
+
     std::shared_ptr<ssl::context> current_tls_context() {
         std::lock_guard lock(tls_mutex);
         return tls_context;
@@ -248,16 +256,22 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             bool done = false;
         };
         auto outcome = std::make_shared<Outcome>();
-        auto timer = std::make_shared<asio::steady_timer>(c.socket().get_executor(), limits.handler_timeout);
+        const std::uint64_t wait = ++c.handlers;
         asio::co_spawn(c.socket().get_executor(), handler(std::move(req)),
-                       [outcome, timer](const std::exception_ptr& e, Response r) {
+                       [outcome, conn = c.weak_from_this(), wait](const std::exception_ptr& e, Response r) {
                            outcome->response = std::move(r);
                            outcome->error = e;
                            outcome->done = true;
-                           timer->cancel();
+                           if (auto self = conn.lock()) self->handler_done(wait);
                        });
-        // Both run on the strand: the handler completes either before this check or while the timer waits.
-        if (!outcome->done) co_await timer->async_wait(kTuple);
+        // Both run on the strand: the handler completes either before this check or while the session waits.
+        if (!outcome->done) {
+            c.arm(limits.handler_timeout);
+            c.waiting_handler = true;
+            co_await c.handler_wait.async_wait(kTuple);  // never expires by itself (time_point::max)
+            c.waiting_handler = false;
+            c.disarm();
+        }
         if (!outcome->done) {
             log::warn("handler timed out", {{"request_id", meta.request_id}});
             Response r = errors(meta.target, 503, "handler_timeout", "the request took too long; retry later");
@@ -294,13 +308,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         return std::chrono::milliseconds(static_cast<std::int64_t>(static_cast<double>(d.count()) * factor(random)));
     }
 
-    /// Holds a refusal past the connection's budget for Limits::refusal_delay (stop() ends it early). The
-    /// connection's deadline timer is free here: nothing is read or written meanwhile.
+    /// Holds a refusal past the connection's budget for Limits::refusal_delay (stop() ends it early).
     asio::awaitable<void> hold(Conn& c) const {
         if (c.stopping) co_return;
         c.holding = true;
-        c.timer.expires_after(jittered(limits.refusal_delay));
-        co_await c.timer.async_wait(kTuple);
+        c.pause.expires_after(jittered(limits.refusal_delay));
+        co_await c.pause.async_wait(kTuple);
         c.holding = false;
         c.credit_at = std::chrono::steady_clock::now();  // the wait paid for this refusal
     }
@@ -378,6 +391,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
     /// Over the connection bound: answers 503 at once and closes, never queues unboundedly.
     asio::awaitable<void> refuse(std::shared_ptr<PlainConn> c) {
+        c->step = deadline_step();
         Response r = errors("", 503, "too_many_connections", "the server is at its connection limit");
         r.headers.emplace_back("Retry-After", "1");
         // A named request, not a temporary: GCC 12 destroys temporaries of a co_await full-expression twice
@@ -391,6 +405,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     /// Starts the session of an accepted connection (plain or TLS).
     template <class C>
     void start_session(std::shared_ptr<C> c) {
+        c->step = deadline_step();
         count.fetch_add(1);
         {
             std::lock_guard lock(mutex);
@@ -488,7 +503,7 @@ void Server::stop() {
         if (auto c = weak.lock()) {
             asio::post(c->socket().get_executor(), [c] {
                 c->stopping = true;
-                if (c->holding) c->timer.cancel();
+                if (c->holding) c->pause.cancel();
                 if (c->idle) {
                     boost::system::error_code ignored;
                     c->socket().cancel(ignored);

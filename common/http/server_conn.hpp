@@ -35,7 +35,8 @@ inline constexpr std::chrono::milliseconds kTlsShutdownTimeout{1000};
 /// One connection's deadline timer and state; the stream lives in the derived type. Every member is touched only
 /// on the connection's strand.
 struct Conn : std::enable_shared_from_this<Conn> {
-    explicit Conn(const tcp::socket::executor_type& ex) : timer(ex) {}
+    explicit Conn(const tcp::socket::executor_type& ex)
+        : timer(ex), pause(ex), handler_wait(ex, asio::steady_timer::time_point::max()) {}
     virtual ~Conn() = default;
     Conn(const Conn&) = delete;
     Conn& operator=(const Conn&) = delete;
@@ -43,34 +44,77 @@ struct Conn : std::enable_shared_from_this<Conn> {
     /// The TCP socket under the stream.
     virtual tcp::socket& socket() = 0;
 
+    using Clock = std::chrono::steady_clock;
+
     /// Cancels the socket's operations when `d` passes; a later arm() or disarm() voids an earlier one.
+    ///
+    /// A request arms and disarms four deadlines (waiting for it, reading it, its handler, writing the answer).
+    /// Restarting the timer for each cost a timer operation, a cancellation and a completion per phase on the
+    /// network thread, so arm() and disarm() only move `deadline`. The timer, once waiting, wakes at most `step`
+    /// later (the shortest of the server's own time-outs, so that a phase's deadline is never before the wake-up)
+    /// and then times the connection out, waits again for what is left of the deadline, or, disarmed, stops until
+    /// the next arm(). Only a deadline earlier than the wake-up (a TLS close_notify's 1 s) restarts the wait.
     void arm(std::chrono::milliseconds d) {
         timed_out = false;
-        const std::uint64_t gen = ++generation;
-        timer.expires_after(d);
-        timer.async_wait([w = weak_from_this(), gen](boost::system::error_code ec) {
-            auto self = w.lock();
-            if (ec || !self || self->generation != gen) return;
-            self->timed_out = true;
-            boost::system::error_code ignored;
-            self->socket().cancel(ignored);
-        });
+        const auto now = Clock::now();
+        deadline = now + d;
+        if (!waiting || wake_at > deadline) wait_until(std::min(deadline, now + step));
     }
-    void disarm() {
-        ++generation;
-        timer.cancel();
+    void disarm() { deadline = Clock::time_point::max(); }
+
+    /// Ends the session's wait for the handler numbered `wait` (run_handler: the handler runs as a coroutine of its
+    /// own, so that the session can answer without it), unless that wait is over: a handler that finishes after
+    /// its time-out never ends a later wait.
+    void handler_done(std::uint64_t wait) {
+        if (waiting_handler && wait == handlers) handler_wait.cancel();
     }
 
-    asio::steady_timer timer;
-    std::uint64_t generation = 0;
+    asio::steady_timer timer;  ///< the deadlines' (arm, disarm)
+    asio::steady_timer pause;  ///< a refusal past the budget waits here (Limits::refusal_delay)
+    /// The session waits here for its handler; handler_done() or the deadline armed for it ends the wait.
+    asio::steady_timer handler_wait;
+    bool waiting_handler = false;
+    std::chrono::milliseconds step{1000};
+    Clock::time_point deadline = Clock::time_point::max();
+    Clock::time_point wake_at{};  ///< when `timer` ends its wait, while `waiting`
+    bool waiting = false;
+    std::uint64_t generation = 0;  ///< of the timer's wait: an earlier wait's completion is ignored
+    std::uint64_t handlers = 0;    ///< handlers started on this connection (handler_done()'s `wait`)
     bool timed_out = false;
     bool idle = true;
     bool stopping = false;
-    bool holding = false;                  ///< a refusal past the budget waits on `timer` (Limits::refusal_delay)
-    std::string remote;                    ///< the peer's address, once known
-    std::optional<double> refusal_credit;  ///< refusals answered at once from now (see pace())
+    bool holding = false;                               ///< a refusal past the budget waits on `pause`
+    std::string remote;                                 ///< the peer's address, once known
+    std::optional<double> refusal_credit;               ///< refusals answered at once from now (see pace())
     std::chrono::steady_clock::time_point credit_at{};  ///< when refusal_credit was last brought up to date
     std::function<void()> end_stream;                   ///< set while a streamed response is being written
+
+private:
+    void wait_until(Clock::time_point at) {
+        waiting = true;
+        wake_at = at;
+        const std::uint64_t gen = ++generation;
+        timer.expires_at(at);  // ends a wait in progress, whose completion then carries an old generation
+        timer.async_wait([w = weak_from_this(), gen](boost::system::error_code ec) {
+            auto self = w.lock();
+            if (!self || self->generation != gen) return;
+            self->waiting = false;
+            if (!ec) self->woke();
+        });
+    }
+    void woke() {
+        if (deadline == Clock::time_point::max()) return;  // disarmed: the next arm() starts a wait
+        const auto now = Clock::now();
+        if (now < deadline) {
+            wait_until(std::min(deadline, now + step));
+            return;
+        }
+        deadline = Clock::time_point::max();
+        timed_out = true;
+        boost::system::error_code ignored;
+        socket().cancel(ignored);
+        if (waiting_handler) handler_wait.cancel();
+    }
 };
 
 /// A plain HTTP connection.

@@ -1,5 +1,6 @@
 // common::http::Server's bound on a handler's time and its budget of refusals per connection (issue 20, finding 3),
 // over real loopback sockets.
+#include <array>
 #include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -11,6 +12,9 @@
 #include <catch2/catch.hpp>
 
 #include "tests/unit/http_support.hpp"
+
+#include <sys/socket.h>
+#include <sys/time.h>
 
 namespace asio = boost::asio;
 using common::http::Client;
@@ -69,6 +73,11 @@ struct RawConnection {
     bhttp::response<bhttp::string_body> get(const std::string& path) {
         send(path);
         return receive();
+    }
+    /// Reads fail after `d` instead of blocking for ever (a bound against hangs, not a timing).
+    void bound_reads(std::chrono::seconds d) {
+        timeval tv{.tv_sec = static_cast<time_t>(d.count()), .tv_usec = 0};
+        REQUIRE(::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0);
     }
     asio::io_context ioc;
     asio::ip::tcp::socket socket;
@@ -141,4 +150,38 @@ TEST_CASE("server: refusals past a connection's budget wait, the rest of the ser
     CHECK(held.result_int() == 404);
     CHECK(held.body() == "/missing");
     CHECK_FALSE(held.keep_alive());
+}
+
+TEST_CASE("server: every phase of a kept-alive connection gets its own deadline, however many came before", "[http]") {
+    // The deadlines move without restarting the timer (Conn::arm): the timer wakes every `step` (here the request
+    // time-out, the shortest) and looks at the deadline of the phase the connection is in then.
+    Loop loop;
+    common::http::Limits limits;
+    limits.request_timeout = std::chrono::milliseconds(300);
+    limits.idle_timeout = std::chrono::seconds(3);
+    TestServer srv(loop, slow_or_fast, limits);
+    RawConnection conn(srv.server.port());
+    conn.bound_reads(std::chrono::seconds(20));
+    // Requests across several wake-ups: none is cut by a deadline of an earlier phase.
+    for (int i = 0; i < 20; ++i) {
+        auto res = conn.get("/fast");
+        REQUIRE(res.result_int() == 200);
+        CHECK(res.keep_alive());
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // A request that never ends gets 408 from its own deadline, after the connection waited well past one step.
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    asio::write(conn.socket, asio::buffer(std::string_view("GET /fast HTTP/1.1\r\nHost: x\r\n")));
+    auto cut = conn.receive();
+    CHECK(cut.result_int() == 408);
+    CHECK_FALSE(cut.keep_alive());
+
+    // A connection that sends nothing is closed at the idle time-out, ten wake-ups later.
+    RawConnection idle(srv.server.port());
+    idle.bound_reads(std::chrono::seconds(20));
+    std::array<char, 16> byte{};
+    boost::system::error_code ec;
+    const auto n = idle.socket.read_some(asio::buffer(byte), ec);
+    CHECK(n == 0);
+    CHECK(ec == asio::error::eof);
 }
