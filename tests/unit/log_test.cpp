@@ -30,6 +30,23 @@ TEST_CASE("log: a JSON line carries time, level, message and fields", "[log]") {
     CHECK(line.find('\n') == std::string::npos);
 }
 
+TEST_CASE("log: a JSON line escapes every value, and a key set twice keeps its first place and last value", "[log]") {
+    const std::vector<std::pair<std::string_view, std::string>> more{
+        {"outcome", "created"}, {"status", "twice"}, {"note", "a \"quote\",\n a line feed, \x01 and caf\xc3\xa9"}};
+    const std::string line = format_line(Format::json, "2026-01-02T03:04:05.006Z", Level::warn, "request",
+                                         {{"status", 200}, {"ok", true}, {"latency_us", 12.5}}, more);
+    const auto v = boost::json::parse(line).as_object();
+    std::vector<std::string> keys;
+    for (const auto& kv : v) keys.emplace_back(kv.key());
+    CHECK(keys == std::vector<std::string>{"time", "level", "msg", "status", "ok", "latency_us", "outcome", "note"});
+    CHECK(v.at("level") == "warn");
+    CHECK(v.at("status") == "twice");
+    CHECK(v.at("ok") == true);
+    CHECK(v.at("latency_us").as_double() == 12.5);
+    CHECK(v.at("note") == "a \"quote\",\n a line feed, \x01 and caf\xc3\xa9");
+    CHECK(line.find('\n') == std::string::npos);  // one line, whatever the values hold
+}
+
 TEST_CASE("log: a written line's time is the current UTC time with milliseconds", "[log]") {
     // Lines go to stderr: catch them in a file for the duration of the test.
     char path[] = "/tmp/orderhub-log-test.XXXXXX";
