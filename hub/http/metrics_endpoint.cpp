@@ -1,7 +1,5 @@
 #include "hub/http/metrics_endpoint.hpp"
 
-#include "common/log/log.hpp"
-
 #include <algorithm>
 #include <pqxx/pqxx>
 
