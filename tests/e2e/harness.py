@@ -89,6 +89,17 @@ def run(binary, *args, env=None, input=None, timeout=60):
     return subprocess.run([binary, *args], capture_output=True, text=True, env=e, input=input, timeout=timeout)
 
 
+def demo_hub(partner_name="Platform"):
+    """A fresh migrated hub database with branch DEMO-1 of brand DEMO and one partner: (url, env, webhook key)."""
+    url = create_database()
+    env = hub_env(url)
+    eq(run(HUB, "migrate", env=env).returncode, 0, "migrate")
+    eq(run(HUB, "branch", "create", "--id", "DEMO-1", "--brand", "DEMO", env=env).returncode, 0, "branch create")
+    created = run(HUB, "partner", "create", "--name", partner_name, "--json", env=env)
+    eq(created.returncode, 0, "partner create")
+    return url, env, json.loads(created.stdout)["webhook_url"].rsplit("/webhooks/", 1)[1]
+
+
 class Service:
     """A real orderhub/orderpos `serve` process on a free loopback port; stopped by PID."""
 

@@ -7,7 +7,7 @@ the count on a small buffer)."""
 import http.client
 import json
 
-from harness import HUB, POS, Service, check, create_database, eq, finish, hub_env, psql, run
+from harness import HUB, POS, Service, check, create_database, demo_hub, eq, finish, psql, run
 from metrics_text import parse, value
 
 REQUESTS = 3000  # about 600 KB of access-log lines: nine times what a Linux pipe holds
@@ -31,13 +31,8 @@ def hammer(svc, path, body=None, headers=None):
     return answered, next((s for s in statuses if s != 200), None)
 
 
-hub_url = create_database()
-henv = hub_env(hub_url)
-eq(run(HUB, "migrate", env=henv).returncode, 0, "migrate")
-eq(run(HUB, "branch", "create", "--id", "DEMO-1", "--brand", "DEMO", env=henv).returncode, 0, "branch create")
-created = run(HUB, "partner", "create", "--name", "Platform", "--json", env=henv)
-eq(created.returncode, 0, "partner create")
-hook = "/webhooks/" + json.loads(created.stdout)["webhook_url"].rsplit("/webhooks/", 1)[1]
+hub_url, henv, key = demo_hub()
+hook = "/webhooks/" + key
 
 
 def order(i):

@@ -8,16 +8,10 @@ import json
 import os
 import time
 
-from harness import HUB, Service, check, create_database, eq, finish, hub_env, run
+from harness import HUB, Service, check, demo_hub, eq, finish
 from metrics_text import parse, value
 
-hub_url = create_database()
-henv = hub_env(hub_url)
-eq(run(HUB, "migrate", env=henv).returncode, 0, "migrate")
-eq(run(HUB, "branch", "create", "--id", "DEMO-1", "--brand", "DEMO", env=henv).returncode, 0, "branch create")
-created = run(HUB, "partner", "create", "--name", "Platform", "--json", env=henv)
-eq(created.returncode, 0, "partner create")
-real_key = json.loads(created.stdout)["webhook_url"].rsplit("/webhooks/", 1)[1]
+_, henv, real_key = demo_hub()
 
 hub = Service(HUB, "--role", "api", env=henv)
 
