@@ -30,14 +30,9 @@ rounds=${BENCH_ROUNDS:-5}
 conns=${BENCH_CONNECTIONS:-64}
 threads=$((conns < 2 ? 1 : 2))  # wrk wants at least one connection per thread
 declare -A bin url port hpid wh
-bin[a]=${hub_a:-$root/build/bin/orderhub}
-bin[b]=${hub_b:-$root/build/bin/orderhub}
-for v in a b; do
-  [ -x "${bin[$v]}" ] || { echo "no orderhub at ${bin[$v]} (build it, or set HUB_A / HUB_B)" >&2; exit 2; }
-done
-
 # shellcheck source=tests/load/bench-lib.sh
 . "$load/bench-lib.sh"
+bench_ab_builds "$hub_a" "$hub_b"
 bench_work ab-bench
 
 "$root/deploy/pg-local.sh" start "$work/pg" >/dev/null

@@ -24,15 +24,10 @@ rounds=${BENCH_ROUNDS:-3}
 conns=${BENCH_CONNECTIONS:-16}
 threads=$((conns < 2 ? 1 : 2))
 declare -A bin url port hpid wh
-bin[a]=${hub_a:-$root/build/bin/orderhub}
-bin[b]=${hub_b:-$root/build/bin/orderhub}
-for v in a b; do
-  [ -x "${bin[$v]}" ] || { echo "no orderhub at ${bin[$v]} (build it, or set HUB_A / HUB_B)" >&2; exit 2; }
-done
-command -v valgrind >/dev/null || { echo "valgrind is needed: ./deploy/install-deps.sh --bench" >&2; exit 2; }
-
 # shellcheck source=tests/load/bench-lib.sh
 . "$load/bench-lib.sh"
+bench_ab_builds "$hub_a" "$hub_b"
+command -v valgrind >/dev/null || { echo "valgrind is needed: ./deploy/install-deps.sh --bench" >&2; exit 2; }
 bench_work ab-instructions
 
 "$root/deploy/pg-local.sh" start "$work/pg" >/dev/null

@@ -24,6 +24,18 @@ bench_cleanup() {
   rm -rf "$work"
 }
 
+# bench_ab_builds A B: the two orderhub builds of an A/B benchmark into bin[a] and bin[b] (an associative array the
+# caller declared): A and B as given (absolute paths), each by default the repository's build/bin/orderhub; exits
+# when one is not there.
+bench_ab_builds() {
+  bin[a]=${1:-$root/build/bin/orderhub}
+  bin[b]=${2:-$root/build/bin/orderhub}
+  local v
+  for v in a b; do
+    [ -x "${bin[$v]}" ] || { echo "no orderhub at ${bin[$v]} (build it, or set HUB_A / HUB_B)" >&2; exit 2; }
+  done
+}
+
 # bench_provision HUB_BIN DB: creates database DB on the cluster in $work/pg, migrates it, adds branch DEMO-1 of
 # brand DEMO and one partner; sets $bench_url (the database) and $bench_webhook (the partner's webhook path).
 bench_provision() {
@@ -40,9 +52,9 @@ bench_provision() {
 # bench_serve HUB_BIN URL LOG [FLAG...]: starts `orderhub serve --role api` with the rate limit out of reach on a
 # loopback port of its choosing, logging to LOG; sets $bench_pid (added to $pids) and $bench_port, or exits.
 bench_serve() {
-  local bin=$1 url=$2 log=$3
+  local hub_bin=$1 url=$2 log=$3
   shift 3
-  ORDERHUB_DATABASE_URL=$url "$bin" serve --role api --rate-limit-per-second 1000000 --rate-limit-burst 1000000 \
+  ORDERHUB_DATABASE_URL=$url "$hub_bin" serve --role api --rate-limit-per-second 1000000 --rate-limit-burst 1000000 \
     --listen 127.0.0.1:0 "$@" 2>"$log" &
   bench_pid=$!
   pids+=("$bench_pid")

@@ -94,9 +94,9 @@ export ORDERHUB_LOG_FORMAT=json ORDERHUB_DATABASE_URL=$hub_url ORDERPOS_DATABASE
 
 # Starts `BINARY serve ARGS...` on a free loopback port, logging to $work/NAME.log; sets $svc_pid and $svc_port.
 start_service() {
-  local name=$1 bin=$2
+  local name=$1 program=$2
   shift 2
-  "$bin" serve --listen 127.0.0.1:0 "$@" 2>"$work/$name.log" &
+  "$program" serve --listen 127.0.0.1:0 "$@" 2>"$work/$name.log" &
   svc_pid=$!
   pids+=("$svc_pid")
   svc_port=
