@@ -77,7 +77,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     std::chrono::milliseconds deadline_step() const {
         return std::max(std::chrono::milliseconds(1),
                         std::min({limits.idle_timeout, limits.request_timeout, limits.write_timeout,
-                                  limits.handler_timeout, std::min(limits.handshake_timeout, limits.request_timeout)}));
+                                  limits.handler_timeout, limits.handshake_timeout}));
     }
 
     std::shared_ptr<ssl::context> current_tls_context() {
@@ -267,9 +267,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // Both run on the strand: the handler completes either before this check or while the session waits.
         if (!outcome->done) {
             c.arm(limits.handler_timeout);
-            c.waiting_handler = true;
             co_await c.handler_wait.async_wait(kTuple);  // never expires by itself (time_point::max)
-            c.waiting_handler = false;
             c.disarm();
         }
         if (!outcome->done) {

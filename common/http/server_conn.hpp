@@ -66,14 +66,13 @@ struct Conn : std::enable_shared_from_this<Conn> {
     /// own, so that the session can answer without it), unless that wait is over: a handler that finishes after
     /// its time-out never ends a later wait.
     void handler_done(std::uint64_t wait) {
-        if (waiting_handler && wait == handlers) handler_wait.cancel();
+        if (wait == handlers) handler_wait.cancel();  // a no-op when nobody waits
     }
 
     asio::steady_timer timer;  ///< the deadlines' (arm, disarm)
     asio::steady_timer pause;  ///< a refusal past the budget waits here (Limits::refusal_delay)
     /// The session waits here for its handler; handler_done() or the deadline armed for it ends the wait.
     asio::steady_timer handler_wait;
-    bool waiting_handler = false;
     std::chrono::milliseconds step{1000};
     Clock::time_point deadline = Clock::time_point::max();
     Clock::time_point wake_at{};  ///< when `timer` ends its wait, while `waiting`
@@ -113,7 +112,7 @@ private:
         timed_out = true;
         boost::system::error_code ignored;
         socket().cancel(ignored);
-        if (waiting_handler) handler_wait.cancel();
+        handler_wait.cancel();  // a session waiting for its handler answers 503 (a no-op in other phases)
     }
 };
 

@@ -187,7 +187,7 @@ bool LineWriter::close(std::chrono::milliseconds wait) {
         s.wake.notify_one();
         ended = s.ended.wait_for(lock, wait, [&] { return s.closed; });
     }
-    if (s.thread.joinable() && s.thread.get_id() != std::this_thread::get_id()) {
+    if (s.thread.joinable()) {
         if (ended)
             s.thread.join();
         else
@@ -201,18 +201,20 @@ std::uint64_t LineWriter::dropped() const { return state_->dropped.load(); }
 BackgroundStderr::BackgroundStderr(std::size_t capacity_bytes) {
     auto* writer = new LineWriter(STDERR_FILENO, capacity_bytes);
     LineWriter* none = nullptr;
-    if (!g_background.compare_exchange_strong(none, writer)) delete writer;  // one at a time: the first stays
+    if (g_background.compare_exchange_strong(none, writer))
+        installed_ = writer;
+    else
+        delete writer;  // one at a time: the first stays, and only its owner ends it
 }
 
 BackgroundStderr::~BackgroundStderr() {
-    LineWriter* writer = g_background.load();
-    if (!writer) return;
+    if (!installed_) return;
     // Every thread that logs has ended by now (serve holds this longer than its threads). A writer whose stderr
     // still does not take the lines stays installed (never deleted): later lines are queued or dropped rather than
     // blocking the process's exit.
-    if (!writer->close(std::chrono::seconds(2))) return;
+    if (!installed_->close(std::chrono::seconds(2))) return;
     g_background.store(nullptr);
-    delete writer;
+    delete installed_;
 }
 
 std::uint64_t dropped_lines() {

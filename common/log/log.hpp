@@ -89,6 +89,9 @@ public:
     ~BackgroundStderr();
     BackgroundStderr(const BackgroundStderr&) = delete;
     BackgroundStderr& operator=(const BackgroundStderr&) = delete;
+
+private:
+    LineWriter* installed_ = nullptr;  ///< this one's writer; null when another BackgroundStderr was there first
 };
 
 /// Lines the process dropped because stderr did not take them in time (0 without a BackgroundStderr).
