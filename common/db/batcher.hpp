@@ -66,7 +66,9 @@ private:
 /// every statement would otherwise carry one job and pay its fixed costs alone, but only while gathers catch
 /// company (GatherPolicy): a client that sends its next job only after the answer to the last one is never joined
 /// by anybody, and waiting for it only made each of its jobs slower and dearer. Under load (recent batches of 4
-/// or more) no job gathers (between batches at 64 connections that cost 8 % of the orders/s); instead a worker
+/// or more, and the last one ended less than 5 ms ago) no job gathers (between batches at 64 connections that
+/// cost 8 % of the orders/s); a batcher idle for longer had a burst, not load (the deliveries of one claim end
+/// within a millisecond of each other, and the next claim comes tens of milliseconds later). Instead a worker
 /// that finds fewer than half the recent typical size waiting lingers up to `max_linger` for more: otherwise the
 /// first request that follows a batch's answers takes a statement and a commit of its own while the rest of the
 /// wave queues behind it.
@@ -118,6 +120,10 @@ public:
     }
 
 private:
+    /// Idle this long, a batcher whose recent batches were large had a burst, not load: under load (64 connections)
+    /// the next request follows a batch's answers within a millisecond.
+    static constexpr std::chrono::milliseconds kBurstGap{5};
+
     struct Entry {
         Job job;
         std::function<void(std::exception_ptr, Result)> complete;
@@ -144,8 +150,14 @@ private:
                 s->queue.push_back(std::move(e));
                 if (s->active < s->max_concurrent) {
                     // Light load only: where recent batches held 4 or more, the linger below gathers instead,
-                    // on the worker, and only while the wave it waits for is still coming.
-                    delay = s->active == 0 && s->gather.count() > 0 && s->typical < 4.0 && s->policy.gather_now();
+                    // on the worker, and only while the wave it waits for is still coming. Large batches that
+                    // came in bursts (a claim's deliveries, all the answers of one claim at once) are not load:
+                    // a batcher idle for kBurstGap (or its gather, if shorter) gathers again.
+                    delay =
+                        s->active == 0 && s->gather.count() > 0 &&
+                        (s->typical < 4.0 || std::chrono::steady_clock::now() - s->idle_since >=
+                                                 std::min<std::chrono::steady_clock::duration>(s->gather, kBurstGap)) &&
+                        s->policy.gather_now();
                     if (delay) s->gathered = true;
                     ++s->active;
                     start = true;
@@ -183,7 +195,7 @@ private:
                     s->queue.pop_front();
                 }
                 if (batch.empty()) {
-                    --s->active;
+                    if (--s->active == 0) s->idle_since = std::chrono::steady_clock::now();
                     return;
                 }
                 if (s->gathered) {
@@ -219,10 +231,10 @@ private:
             bool more = false;
             {
                 std::lock_guard lock(s->mutex);
-                if (s->queue.empty())
-                    --s->active;
-                else
+                if (!s->queue.empty())
                     more = true;
+                else if (--s->active == 0)
+                    s->idle_since = std::chrono::steady_clock::now();
             }
             if (more) schedule(s);
         }
@@ -241,8 +253,9 @@ private:
         std::size_t lingering = 0;  // workers waiting for company
         std::size_t wanted = 0;     // the queue size they wait for (the largest, when several wait)
         double typical = 1;         // moving average of recent batch sizes
-        GatherPolicy policy;        // whether idle jobs gather
-        bool gathered = false;      // the next batch to start follows a gather: its size is the gather's catch
+        std::chrono::steady_clock::time_point idle_since{};  // when the last batch ended with nothing queued
+        GatherPolicy policy;                                 // whether idle jobs gather
+        bool gathered = false;  // the next batch to start follows a gather: its size is the gather's catch
     };
 
     std::shared_ptr<State> state_;

@@ -46,11 +46,11 @@ constexpr auto kNoClaimAheadAfterUnsent = std::chrono::seconds(30);
 /// triggers, commit) alone. A NOTIFY of a new job that wakes the forwarder waits this long before it claims, so
 /// that the jobs stored meanwhile share the claim. A claim that took all it could is followed by the next at once,
 /// and a delivery's end (room for a host's backlog) does not wait.
-constexpr auto kClaimGather = std::chrono::milliseconds(10);
+constexpr auto kClaimGather = std::chrono::milliseconds(25);
 
 /// The same for the end of claims: the first delivery to end while the finisher is idle waits this long for
 /// others to share its transaction. The order is at the POS already; only the record of it waits.
-constexpr auto kFinishGather = std::chrono::milliseconds(20);
+constexpr auto kFinishGather = std::chrono::milliseconds(50);
 
 double jitter() {
     thread_local std::mt19937 rng{std::random_device{}()};

@@ -33,8 +33,8 @@ Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords, std::chrono::s
       // One batch of orders at a time, on one worker: logins and token checks keep the others, and the orders that
       // arrive while a batch runs share the next statement and commit rather than start one of their own (the
       // drain of tests/load/forward-bench.sh: 0.88 x the PostgreSQL CPU per order against two at once). At low
-      // rates an order that finds the intake idle waits 2 ms for the others of its forwarder's claim.
-      intake_(pool, 64, 1, std::chrono::milliseconds(2)),
+      // rates an order that finds the intake idle waits 5 ms for the others of its forwarder's claim.
+      intake_(pool, 64, 1, std::chrono::milliseconds(5)),
       health_{pool, "pos", common::db::migrations_pos(), render_error} {}
 
 common::http::Handler Routes::handler() {

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
@@ -152,4 +153,41 @@ TEST_CASE("batcher: a client that waits for each answer stops gathering, and com
     CHECK(pairs < 1000);
     REQUIRE_FALSE(sizes.empty());
     CHECK(sizes.back() == 2);  // the probe's batch held both jobs of its pair
+}
+
+TEST_CASE("batcher: after a pause, large recent batches were a burst, not load: the next job gathers again",
+          "[batcher]") {
+    tests::TempDatabase db;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
+    std::vector<std::size_t> sizes;  // touched by the one pool worker only, read after ioc.run()
+    common::db::Batcher<int, int> batcher(
+        pool,
+        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
+            pqxx::nontransaction(c).exec("SELECT 1");
+            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] + 1;
+            sizes.push_back(jobs.size());
+        },
+        256, 1, std::chrono::microseconds(1000), std::chrono::milliseconds(300));
+
+    // Two bursts of eight, as the deliveries of one claim end together: each is one batch, and the batcher's
+    // recent batches are now large (what, without a pause, means load: no gather, the worker's linger instead).
+    std::vector<int> answers(10, -1);
+    for (int burst = 0; burst < 2; ++burst) {
+        for (int i = 0; i < 8; ++i) submit_to(ioc, batcher, i, answers[i]);
+        ioc.restart();
+        ioc.run();
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the pause between claims
+    }
+    REQUIRE(sizes == std::vector<std::size_t>{8, 8});
+
+    // After the pause, a job alone and another 30 ms later: the first waits for company and they share a batch.
+    submit_to(ioc, batcher, 8, answers[8]);
+    asio::steady_timer later(ioc, std::chrono::milliseconds(30));
+    later.async_wait([&](const boost::system::error_code&) { submit_to(ioc, batcher, 9, answers[9]); });
+    ioc.restart();
+    ioc.run();
+    CHECK(answers[8] == 9);
+    CHECK(answers[9] == 10);
+    CHECK(sizes == std::vector<std::size_t>{8, 8, 2});
 }
