@@ -27,6 +27,30 @@ void submit_to(asio::io_context& ioc, common::db::Batcher<int, int>& batcher, in
         asio::detached);
 }
 
+// One pool worker and a batcher on it whose batches answer each job with job + 1 and record their sizes; the
+// first batch takes `first_batch` longer (a slow statement and commit).
+struct OneWorker {
+    explicit OneWorker(std::chrono::milliseconds gather,
+                       std::chrono::milliseconds first_batch = std::chrono::milliseconds(0))
+        : pool({.url = db.url(), .workers = 1, .on_connect = {}}),
+          batcher(
+              pool,
+              [this, first_batch](pqxx::connection& c, std::span<int> jobs, std::span<int> results,
+                                  std::span<std::exception_ptr>) {
+                  pqxx::nontransaction(c).exec("SELECT 1");
+                  for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] + 1;
+                  if (sizes.empty()) std::this_thread::sleep_for(first_batch);
+                  sizes.push_back(jobs.size());
+              },
+              256, 1, std::chrono::microseconds(1000), gather) {}
+
+    tests::TempDatabase db;
+    asio::io_context ioc;
+    common::db::Pool pool;
+    std::vector<std::size_t> sizes;  // touched by the one pool worker only, read after ioc.run()
+    common::db::Batcher<int, int> batcher;
+};
+
 }  // namespace
 
 TEST_CASE("batcher: jobs waiting together are shared between the batches that run at once", "[batcher]") {
@@ -100,23 +124,16 @@ TEST_CASE("batcher: with a gather time, a job that finds it idle waits for the j
 }
 
 TEST_CASE("batcher: a client that waits for each answer stops gathering, and company brings it back", "[batcher]") {
-    tests::TempDatabase db;
-    asio::io_context ioc;
-    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
-    std::vector<std::size_t> sizes;  // touched by the one pool worker only, read after ioc.run()
-    common::db::Batcher<int, int> batcher(
-        pool,
-        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
-            pqxx::nontransaction(c).exec("SELECT 1");
-            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] + 1;
-            sizes.push_back(jobs.size());
-        },
-        256, 1, std::chrono::microseconds(1000), std::chrono::milliseconds(50));
+    OneWorker w(std::chrono::milliseconds(50));
+    auto& ioc = w.ioc;
+    auto& sizes = w.sizes;
+    auto& batcher = w.batcher;
     CHECK(batcher.gathers());
 
     // One job at a time, each sent after the answer to the last: no gather can catch anything, and about a dozen
     // are enough to stop gathering. (A job sent before the worker has counted its batch finished finds it busy,
-    // not idle, and does not gather: so the count of jobs is bounded, not exact. The coroutines take what they use
+    // not idle; it waits out its gather from when it came, and catches nobody either. The count of jobs is bounded,
+    // not exact. The coroutines take what they use
     // as parameters: a lambda's captures would die with the lambda, before the frame.)
     int in_turn = 0;
     asio::co_spawn(
@@ -157,18 +174,10 @@ TEST_CASE("batcher: a client that waits for each answer stops gathering, and com
 
 TEST_CASE("batcher: after a pause, large recent batches were a burst, not load: the next job gathers again",
           "[batcher]") {
-    tests::TempDatabase db;
-    asio::io_context ioc;
-    common::db::Pool pool({.url = db.url(), .workers = 1, .on_connect = {}});
-    std::vector<std::size_t> sizes;  // touched by the one pool worker only, read after ioc.run()
-    common::db::Batcher<int, int> batcher(
-        pool,
-        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
-            pqxx::nontransaction(c).exec("SELECT 1");
-            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] + 1;
-            sizes.push_back(jobs.size());
-        },
-        256, 1, std::chrono::microseconds(1000), std::chrono::milliseconds(300));
+    OneWorker w(std::chrono::milliseconds(300));
+    auto& ioc = w.ioc;
+    auto& sizes = w.sizes;
+    auto& batcher = w.batcher;
 
     // Two bursts of eight, as the deliveries of one claim end together: each is one batch, and the batcher's
     // recent batches are now large (what, without a pause, means load: no gather, the worker's linger instead).
@@ -190,4 +199,24 @@ TEST_CASE("batcher: after a pause, large recent batches were a burst, not load: 
     CHECK(answers[8] == 9);
     CHECK(answers[9] == 10);
     CHECK(sizes == std::vector<std::size_t>{8, 8, 2});
+}
+
+TEST_CASE("batcher: at light load, a job that came while a batch ran waits out its gather for company", "[batcher]") {
+    // The first batch is slow, as a statement and its commit are at 300 orders/s beside the next order.
+    OneWorker w(std::chrono::milliseconds(300), std::chrono::milliseconds(200));
+    auto& ioc = w.ioc;
+    auto& sizes = w.sizes;
+    auto& batcher = w.batcher;
+
+    // Job 0 gathers for 300 ms, finds nobody and runs until about 500 ms; job 1 comes at 400 ms, while it runs,
+    // and job 2 at 550 ms, within job 1's gather (until 700 ms): jobs 1 and 2 share a batch.
+    std::vector<int> answers(3, -1);
+    submit_to(ioc, batcher, 0, answers[0]);
+    asio::steady_timer first(ioc, std::chrono::milliseconds(400));
+    first.async_wait([&](const boost::system::error_code&) { submit_to(ioc, batcher, 1, answers[1]); });
+    asio::steady_timer second(ioc, std::chrono::milliseconds(550));
+    second.async_wait([&](const boost::system::error_code&) { submit_to(ioc, batcher, 2, answers[2]); });
+    ioc.run();
+    CHECK(answers == std::vector<int>{1, 2, 3});
+    CHECK(sizes == std::vector<std::size_t>{1, 2});
 }
