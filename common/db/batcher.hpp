@@ -115,10 +115,7 @@ public:
                             });
                         },
                         work.get_executor(), std::chrono::steady_clock::now()};
-                if (State::push(state, std::move(e))) {
-                    auto timer = std::make_shared<asio::steady_timer>(work.get_executor(), state->gather);
-                    timer->async_wait([state, timer](const boost::system::error_code&) { State::schedule(state); });
-                }
+                State::push(state, std::move(e));
             },
             asio::use_awaitable);
     }
@@ -145,12 +142,13 @@ private:
               max_linger(linger),
               gather(g) {}
 
-        // Queues `e` and starts a batch if a slot is free. True when that batch is to start after `gather` (the
-        // batcher was idle): the caller sets the timer, on its own executor.
-        static bool push(const std::shared_ptr<State>& s, Entry e) {
+        // Queues `e` and starts a batch if a slot is free: at once, or after `e`'s gather when the batcher was idle.
+        static void push(const std::shared_ptr<State>& s, Entry e) {
             bool start = false;
             bool wake = false;
             bool delay = false;
+            boost::asio::any_io_executor gather_on;
+            std::chrono::steady_clock::time_point gather_until;
             {
                 std::lock_guard lock(s->mutex);
                 s->queue.push_back(std::move(e));
@@ -164,15 +162,28 @@ private:
                         (s->typical < 4.0 || std::chrono::steady_clock::now() - s->idle_since >=
                                                  std::min<std::chrono::steady_clock::duration>(s->gather, kBurstGap)) &&
                         s->policy.gather_now();
-                    if (delay) s->gathered = true;
+                    if (delay) {
+                        s->gathered = true;
+                        gather_on = s->queue.back().executor;
+                        gather_until = s->queue.back().arrived + s->gather;
+                    }
                     ++s->active;
                     start = true;
                 }
                 wake = s->lingering > 0 && s->queue.size() == s->wanted;
             }
             if (wake) s->arrived.notify_all();
-            if (start && !delay) schedule(s);
-            return delay;
+            if (start && delay)
+                schedule_at(s, gather_on, gather_until);
+            else if (start)
+                schedule(s);
+        }
+
+        // Starts a batch at `when` (the end of a gather), on a timer of a submitter's executor: no pool worker waits.
+        static void schedule_at(const std::shared_ptr<State>& s, const boost::asio::any_io_executor& executor,
+                                std::chrono::steady_clock::time_point when) {
+            auto timer = std::make_shared<boost::asio::steady_timer>(executor, when);
+            timer->async_wait([s, timer](const boost::system::error_code&) { schedule(s); });
         }
 
         static void schedule(const std::shared_ptr<State>& s) {
@@ -235,7 +246,9 @@ private:
             }
             for (std::size_t i = 0; i < batch.size(); ++i) batch[i].complete(errors[i], std::move(results[i]));
             bool more = false;
-            std::shared_ptr<boost::asio::steady_timer> gather;
+            bool gather = false;
+            boost::asio::any_io_executor gather_on;
+            std::chrono::steady_clock::time_point gather_until;
             {
                 std::lock_guard lock(s->mutex);
                 const auto now = std::chrono::steady_clock::now();
@@ -248,14 +261,16 @@ private:
                     if (s->gather.count() > 0 && s->queue.size() == 1 && s->typical < 4.0 &&
                         first.arrived + s->gather > now && s->policy.gather_now()) {
                         s->gathered = true;
-                        gather = std::make_shared<boost::asio::steady_timer>(first.executor, first.arrived + s->gather);
+                        gather = true;
+                        gather_on = first.executor;
+                        gather_until = first.arrived + s->gather;
                     }
                 } else if (--s->active == 0) {
                     s->idle_since = now;
                 }
             }
             if (gather)
-                gather->async_wait([s, gather](const boost::system::error_code&) { schedule(s); });
+                schedule_at(s, gather_on, gather_until);
             else if (more)
                 schedule(s);
         }
