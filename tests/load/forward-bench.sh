@@ -26,7 +26,8 @@
 # 20) s; BENCH_PATH_RATE (default 300) orders/s for run 2b; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
 # BENCH_PRE_DRAIN_SQL is run in the hub's database before the drain (for experiments: drop a trigger to see its cost);
 # BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain and of the
-# steady run, statement by statement (the profile to read when the forwarder falls short).
+# steady run, statement by statement (the profile to read when the forwarder falls short), and PostgreSQL's CPU in
+# the path run's window process by process (each connection's user and database, the background processes).
 # BENCH_BLACKHOLE=0 skips run 3; BENCH_BLACKHOLE_ORDERS (default 2000) and BENCH_BLACKHOLE_RATE (default 50) size
 # the black-holed brand's orders.
 # ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing);
@@ -81,6 +82,7 @@ log "starting a throwaway PostgreSQL cluster in $work/pg"
 "$root/deploy/pg-local.sh" start "$work/pg" >/dev/null
 if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
   echo "shared_preload_libraries = 'pg_stat_statements'" >>"$work/pg/data/postgresql.conf"
+  echo "pg_stat_statements.track_planning = on" >>"$work/pg/data/postgresql.conf"
   "$root/deploy/pg-local.sh" restart "$work/pg" >/dev/null
 fi
 pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
@@ -216,9 +218,10 @@ pos1=$(cpu "$pos_pid")
 stop_service "$fwd_pid"
 pg_stats() {  # STAGE: where PostgreSQL spent its time since the last reset, then a reset
   [ "${BENCH_PG_STATS:-0}" = 1 ] || return 0
-  log "where PostgreSQL spent the $1 (pg_stat_statements, top 15 by total time):"
+  log "where PostgreSQL spent the $1 (pg_stat_statements, top 15 by execution time; planning beside it):"
   sql "$stats_url" "SELECT round(total_exec_time)::text || ' ms | ' || calls || ' calls | ' ||
       round((total_exec_time / greatest(calls, 1))::numeric, 3) || ' ms/call | ' ||
+      plans || ' plans, ' || round(total_plan_time) || ' ms | ' ||
       left(regexp_replace(query, '\s+', ' ', 'g'), 110)
     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15" >&2
   sql "$stats_url" "SELECT pg_stat_statements_reset()" >/dev/null
@@ -260,6 +263,7 @@ log "path: $path_rate orders/s for $secs s through one orderhub serve (api and f
 start_service path "$hub_bin" "${hub_flags[@]}" "${forward_flags[@]}"
 path_pid=$svc_pid
 sql "$hub_url" "CHECKPOINT" >/dev/null
+[ "${BENCH_PG_STATS:-0}" = 1 ] && python3 "$load/procstat.py" procs "$pg_pid" "$work/path-procs0.json"
 ph0=$(cpu "$path_pid")
 ppg0=$(cpu "$pg_pid")
 ppos0=$(cpu "$pos_pid")
@@ -272,12 +276,20 @@ ph1=$(cpu "$path_pid")
 ppg1=$(cpu "$pg_pid")
 ppos1=$(cpu "$pos_pid")
 pt1=$(date +%s.%N)
+if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
+  python3 "$load/procstat.py" procs "$pg_pid" "$work/path-procs1.json"
+  log "PostgreSQL's CPU in the path run's window, by process:"
+  python3 "$load/procstat.py" procsdiff "$work/path-procs0.json" "$work/path-procs1.json" >&2
+fi
 path_left=$(wait_delivered PATH)
 stop_service "$path_pid"
 [ "$path_left" = 0 ] || { echo "$path_left path orders were not delivered in 60 s" >&2; exit 1; }
 pg_stats "path run at $path_rate orders/s"
 path_at_pos=$(sql "$pos_url" "SELECT count(*) FROM pos.orders WHERE partner_reference LIKE 'bench:PATH-%'")
 path_send_rate=$(python3 -c "import json; print(json.load(open('$work/path-send.json'))['rate'])")
+# What the gathers cost the platform: at this rate a webhook's answer waits for its group commit's company.
+read -r path_ans_p50 path_ans_p99 < <(python3 -c "import json; d = json.load(open('$work/path-send.json'))
+print(f\"{d['p50_ms']:.1f} {d['p99_ms']:.1f}\")")
 path_window=$(python3 -c "print(f'{$pt1 - $pt0:.2f}')")
 per_order() { python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv[1])) * 1e6 / int(sys.argv[3]):.0f}')" "$@"; }
 path_pg_us=$(per_order "$ppg0" "$ppg1" "$path_count")
@@ -396,7 +408,7 @@ mkdir -p "$(dirname "$out")"
   echo "| drain $drain_orders stored orders | $drain_rate orders/s | $fwd_cpu | $(sub "$pos1" "$pos0") | $(sub "$pg1" "$pg0") | first to last delivery $(python3 -c "print(f'{$window:.2f}')") s; $drain_rate_wall orders/s counting the forwarder's start ($drain_wall s); $at_pos at the POS ($distinct_pos distinct), $attempts attempts, $not_delivered not delivered; forwarder peak RSS $fwd_rss MiB |"
   echo "| steady $rate orders/s, commit → POS stored | p50 $pos_p50 ms, p99 $pos_p99 ms (max $pos_max) | $(sub "$h1" "$h0") | $(sub "$pos1s" "$pos0s") | $(sub "$pg1s" "$pg0s") | $n_lat orders over $secs s, sent at $send_rate/s (schedule at most $late ms late); hub peak RSS $hub_rss MiB |"
   echo "| steady $rate orders/s, commit → POS answer received | p50 $att_p50 ms, p99 $att_p99 ms (max $att_max) | | | | the delivered attempt's attempted_at (when the exchange started) + latency_ms |"
-  echo "| whole path at $path_rate orders/s: CPU per order, webhook → POS commit | PostgreSQL **$path_pg_us µs**, hub $path_hub_us µs, orderpos $path_pos_us µs | $(sub "$ph1" "$ph0") | $(sub "$ppos1" "$ppos0") | $(sub "$ppg1" "$ppg0") | $path_count orders sent at $path_send_rate/s over a $path_window s window (CPU from /proc over it; PostgreSQL: every process of the cluster, which holds the hub's and the POS's databases), all delivered ($path_at_pos at the POS) |"
+  echo "| whole path at $path_rate orders/s: CPU per order, webhook → POS commit | PostgreSQL **$path_pg_us µs**, hub $path_hub_us µs, orderpos $path_pos_us µs | $(sub "$ph1" "$ph0") | $(sub "$ppos1" "$ppos0") | $(sub "$ppg1" "$ppg0") | $path_count orders sent at $path_send_rate/s over a $path_window s window (CPU from /proc over it; PostgreSQL: every process of the cluster, which holds the hub's and the POS's databases), all delivered ($path_at_pos at the POS); webhook answers p50 $path_ans_p50 ms, p99 $path_ans_p99 ms |"
   echo
   echo "| target | measured | |"
   echo "|---|---:|---|"

@@ -10,7 +10,13 @@
                                       PID alone appended to OUT (tests/load/memory-bench.sh)
   procstat.py run OUT -- CMD...       runs CMD, writes its CPU seconds (user+system, children included) to OUT,
                                       exits with its status
+  procstat.py procs PID OUT           a snapshot of PID's tree to OUT (JSON): each process's title, its own user
+                                      and system CPU ticks, and those of its children that ended
+  procstat.py procsdiff A B           user and system CPU seconds between two snapshots by process title (a
+                                      PostgreSQL backend's: "postgres: USER DATABASE"), largest first; processes
+                                      that ended between them (autovacuum workers) counted in their parent's line
 """
+import json
 import os
 import signal
 import subprocess
@@ -56,6 +62,27 @@ def status_kib(pid, key):
     except OSError:
         pass
     return 0
+
+
+def cpu_ticks(pid):
+    """(user, system) ticks of PID itself and (user, system) ticks of its reaped children."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return (0, 0), (0, 0)
+    return (int(fields[11]), int(fields[12])), (int(fields[13]), int(fields[14]))
+
+
+def title(pid):
+    """The first three words of PID's command line: a PostgreSQL backend's "postgres: USER DATABASE", without the
+    client's address and the backend's state that follow."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = f.read().replace(b"\0", b" ").decode(errors="replace").split()
+    except OSError:
+        return "?"
+    return " ".join(words[:3])
 
 
 def pss_kib(pid):
@@ -118,6 +145,40 @@ def main():
         with open(out, "w") as f:
             f.write(f"{usage.ru_utime + usage.ru_stime:.2f}\n")
         sys.exit(os.waitstatus_to_exitcode(status))
+    elif cmd == "procs":
+        snapshot, todo = {}, [(int(sys.argv[2]), "")]
+        while todo:
+            p, parent = todo.pop()
+            own, reaped = cpu_ticks(p)
+            snapshot[str(p)] = {"title": title(p), "own": own, "reaped": reaped, "parent": parent}
+            todo.extend((c, snapshot[str(p)]["title"]) for c in children(p))
+        with open(sys.argv[3], "w") as f:
+            json.dump(snapshot, f)
+    elif cmd == "procsdiff":
+        with open(sys.argv[2]) as f:
+            a = json.load(f)
+        with open(sys.argv[3]) as f:
+            b = json.load(f)
+        by_title = {}  # title: [user, system] ticks
+
+        def add(key, ticks, sign=1):
+            row = by_title.setdefault(key, [0, 0])
+            row[0] += sign * ticks[0]
+            row[1] += sign * ticks[1]
+
+        for p, now in b.items():
+            was = a.get(p, {"own": (0, 0), "reaped": (0, 0)})
+            add(now["title"], now["own"])
+            add(now["title"], was["own"], -1)
+            add(f"ended children of {now['title']}", now["reaped"])
+            add(f"ended children of {now['title']}", was["reaped"], -1)
+        for p, was in a.items():
+            if p not in b:  # its whole life is in its parent's reaped time: only the part in the window counts
+                add(f"ended children of {was['parent']}", was["own"], -1)
+        print("   total     user   system")
+        for t, (user, system) in sorted(by_title.items(), key=lambda kv: -sum(kv[1])):
+            if user or system:
+                print(f"{(user + system) / TICK:8.2f} {user / TICK:8.2f} {system / TICK:8.2f} s  {t}")
     else:
         sys.exit(__doc__)
 
