@@ -72,7 +72,7 @@ int serve(const common::config::ParsedArgs& args) {
     // per statement of two (31 against 17 at 64 connections), and its fixed costs (plan, triggers, commit) fall
     // on twice as many: on 2 cores, PostgreSQL 0.72 x and the hub 0.88 x the CPU per order, 1.10 x the orders/s
     // (docs/performance.md, "One group commit at a time"). At low rates, where each statement would carry one
-    // order, a webhook that finds the group commit idle waits --ingest-gather-ms (default 5) for company, while
+    // order, a webhook that finds the group commit idle waits --ingest-gather-ms (default 10) for company, while
     // such waits catch some (docs/performance.md, "Gathering at low rates").
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
     ingest::OrderStore store(pool, 256, batches, gather);

@@ -84,7 +84,7 @@ constexpr std::array<common::config::OptionRow, 22> kHubServeOptions{{
     {"ingest-batches", "INGEST_BATCHES", "N", "1",
      "group commits of webhooks at once, each on a database worker of its own (below --db-workers, or 1); raise it "
      "only when PostgreSQL has cores to spare"},
-    {"ingest-gather-ms", "INGEST_GATHER_MS", "MS", "5",
+    {"ingest-gather-ms", "INGEST_GATHER_MS", "MS", "10",
      "at light load, how long a webhook that would go alone into a group commit waits for others to share its "
      "statement (0 to 100), while such waits catch company: less PostgreSQL CPU per order at low rates, that much more "
      "latency"},
