@@ -103,7 +103,8 @@ case "$cmd" in
   stop) if running; then as_owner "$pgbin/pg_ctl" -D "$data" -m fast -w stop >/dev/null; fi ;;
   restart)
     running || { echo "not running" >&2; exit 1; }
-    as_owner "$pgbin/pg_ctl" -D "$data" -m fast -w -t 60 restart >/dev/null ;;
+    # -l as at start: without it the restarted server writes its log to pg_ctl's discarded output.
+    as_owner "$pgbin/pg_ctl" -D "$data" -l "$(dirname "$data")/postgresql.log" -m fast -w -t 60 restart >/dev/null ;;
   status) running ;;
   destroy)
     if running; then as_owner "$pgbin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null || true; fi

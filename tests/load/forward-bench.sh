@@ -28,6 +28,9 @@
 # BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain and of the
 # steady run, statement by statement (the profile to read when the forwarder falls short), and PostgreSQL's CPU in
 # the path run's window process by process (each connection's user and database, the background processes).
+# BENCH_AUTO_EXPLAIN=FILE logs the plans (EXPLAIN ANALYZE with buffers) of a sample of the top-level statements,
+# BENCH_AUTO_EXPLAIN_RATE of them (default 0.02), and copies the server's log to FILE at the end (how the end of
+# claims' bitmap scan was found); its instrumentation slows every run, so no CPU figure of such a run compares.
 # BENCH_BLACKHOLE=0 skips run 3; BENCH_BLACKHOLE_ORDERS (default 2000) and BENCH_BLACKHOLE_RATE (default 50) size
 # the black-holed brand's orders.
 # ORDERHUB_BUILD_DIR (default build) holds bin/orderhub and bin/orderpos (built as Release when missing);
@@ -83,6 +86,13 @@ log "starting a throwaway PostgreSQL cluster in $work/pg"
 if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
   echo "shared_preload_libraries = 'pg_stat_statements'" >>"$work/pg/data/postgresql.conf"
   echo "pg_stat_statements.track_planning = on" >>"$work/pg/data/postgresql.conf"
+fi
+if [ -n "${BENCH_AUTO_EXPLAIN:-}" ]; then
+  printf '%s\n' "session_preload_libraries = 'auto_explain'" "auto_explain.log_min_duration = 0" \
+    "auto_explain.log_analyze = on" "auto_explain.log_buffers = on" \
+    "auto_explain.sample_rate = ${BENCH_AUTO_EXPLAIN_RATE:-0.02}" >>"$work/pg/data/postgresql.conf"
+fi
+if [ "${BENCH_PG_STATS:-0}" = 1 ] || [ -n "${BENCH_AUTO_EXPLAIN:-}" ]; then
   "$root/deploy/pg-local.sh" restart "$work/pg" >/dev/null
 fi
 pg_pid=$(head -n 1 "$work/pg/data/postmaster.pid")
@@ -433,3 +443,8 @@ mkdir -p "$(dirname "$out")"
 } >"$out"
 cat "$out"
 log "written to ${out#"$root"/}"
+if [ -n "${BENCH_AUTO_EXPLAIN:-}" ]; then
+  # pg-local.sh writes the server's log beside the data directory (which may be a link to one under /var/tmp).
+  cp "$(dirname "$(readlink -f "$work/pg/data")")/postgresql.log" "$BENCH_AUTO_EXPLAIN"
+  log "the sampled plans (auto_explain) are in $BENCH_AUTO_EXPLAIN"
+fi
