@@ -30,7 +30,8 @@ common::db::Pool::Options pool_options(const common::config::ParsedArgs& args, c
 /// of the `db_workers` free (1 is always allowed).
 std::size_t ingest_batches(const common::config::ParsedArgs& args, std::size_t db_workers);
 
-/// --ingest-gather-ms: how long a webhook that finds the group commit idle waits for company (0 to 100 ms).
+/// --ingest-gather-ms: at light load, how long a webhook that would go alone into a group commit waits for company
+/// (0 to 100 ms).
 std::chrono::milliseconds ingest_gather(const common::config::ParsedArgs& args);
 
 /// The flags of `serve` after the service's own: listeners, role, dashboard, rate limits, the forwarder's

@@ -25,8 +25,8 @@
 # Environment: BENCH_DRAIN_ORDERS (default 20000), BENCH_RATE (default 500) orders/s for BENCH_SECONDS (default
 # 20) s; BENCH_PATH_RATE (default 300) orders/s for run 2b; BENCH_FORWARD_ARGS extra `orderhub serve` flags for both runs (e.g. --forward-per-host 32);
 # BENCH_PRE_DRAIN_SQL is run in the hub's database before the drain (for experiments: drop a trigger to see its cost);
-# BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain and of the
-# steady run, statement by statement (the profile to read when the forwarder falls short), and PostgreSQL's CPU in
+# BENCH_PG_STATS=1 loads pg_stat_statements and prints where PostgreSQL spent the time of the drain, of the
+# steady run and of the path run, statement by statement (the profile to read when the forwarder falls short), and PostgreSQL's CPU in
 # the path run's window process by process (each connection's user and database, the background processes).
 # BENCH_AUTO_EXPLAIN=FILE logs the plans (EXPLAIN ANALYZE with buffers) of a sample of the top-level statements,
 # BENCH_AUTO_EXPLAIN_RATE of them (default 0.02), and copies the server's log to FILE at the end (how the end of
@@ -296,10 +296,10 @@ stop_service "$path_pid"
 [ "$path_left" = 0 ] || { echo "$path_left path orders were not delivered in 60 s" >&2; exit 1; }
 pg_stats "path run at $path_rate orders/s"
 path_at_pos=$(sql "$pos_url" "SELECT count(*) FROM pos.orders WHERE partner_reference LIKE 'bench:PATH-%'")
-path_send_rate=$(python3 -c "import json; print(json.load(open('$work/path-send.json'))['rate'])")
-# What the gathers cost the platform: at this rate a webhook's answer waits for its group commit's company.
-read -r path_ans_p50 path_ans_p99 < <(python3 -c "import json; d = json.load(open('$work/path-send.json'))
-print(f\"{d['p50_ms']:.1f} {d['p99_ms']:.1f}\")")
+# The answers' latency is what the gathers cost the platform: at this rate a webhook waits for its group commit's
+# company.
+read -r path_send_rate path_ans_p50 path_ans_p99 < <(python3 -c "import json; d = json.load(open('$work/path-send.json'))
+print(f\"{d['rate']} {d['p50_ms']:.1f} {d['p99_ms']:.1f}\")")
 path_window=$(python3 -c "print(f'{$pt1 - $pt0:.2f}')")
 per_order() { python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv[1])) * 1e6 / int(sys.argv[3]):.0f}')" "$@"; }
 path_pg_us=$(per_order "$ppg0" "$ppg1" "$path_count")

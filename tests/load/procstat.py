@@ -43,14 +43,20 @@ def tree(pid):
     return out
 
 
-def stat_ticks(pid):
+def cpu_ticks(pid):
+    """(user, system) ticks of PID itself and (user, system) ticks of its reaped children; zeros when it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
-        return 0
+        return (0, 0), (0, 0)
     # After the comm field: state is fields[0]; utime, stime, cutime, cstime are stat fields 14..17.
-    return sum(int(x) for x in fields[11:15])
+    return (int(fields[11]), int(fields[12])), (int(fields[13]), int(fields[14]))
+
+
+def stat_ticks(pid):
+    own, reaped = cpu_ticks(pid)
+    return sum(own) + sum(reaped)
 
 
 def status_kib(pid, key):
@@ -62,16 +68,6 @@ def status_kib(pid, key):
     except OSError:
         pass
     return 0
-
-
-def cpu_ticks(pid):
-    """(user, system) ticks of PID itself and (user, system) ticks of its reaped children."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return (0, 0), (0, 0)
-    return (int(fields[11]), int(fields[12])), (int(fields[13]), int(fields[14]))
 
 
 def title(pid):
