@@ -290,6 +290,24 @@ pg_stats_dump() {  # TITLE: statement by statement, since the last reset, into $
   } >>"$work/pgstats.md"
 }
 
+# Before each measured run in the hub's database: the vacuum that the runs before it left to do, done now and charged
+# to the run that left it. The hub's rows, the peer's and pgbench's share one database, and autovacuum would
+# otherwise vacuum one side's rows inside the other side's window (after the peer's pgbench round, tens of µs per
+# order of the hub's next round). `vacuumdb --all --analyze` (a running autovacuum yields to it), its PostgreSQL CPU
+# divided by the previous run's stored orders ($vacus_NAME, shown beside that run's CPU per order); then a
+# checkpoint. Autovacuum that a run's own rows start inside its window stays in its CPU, as in production.
+last_run=
+last_stored=0
+settle() {
+  local pg0 pg1
+  pg0=$(pg_cpu)
+  "$pgbin/vacuumdb" -h 127.0.0.1 -p "$pg_port" -U orderhub --all --analyze --quiet
+  pg1=$(pg_cpu)
+  if [ -n "$last_run" ]; then eval "vacus_$last_run=$(us_per "$(sub "$pg1" "$pg0")" "$last_stored")"; fi
+  last_run=
+  sql "$hub_url" "CHECKPOINT" >/dev/null
+}
+
 # TARGET (hub|peer) CONNECTIONS SECONDS [ROUND]: one wrk run against the hub or the peer.
 run_wrk() {
   local target=$1 conns=$2 duration=$3 round=${4:-} threads=2 url prefix name
@@ -303,7 +321,7 @@ run_wrk() {
     prefix=P$conns${round:+R$round}
     url=http://127.0.0.1:$peer_port/webhooks/bench
   fi
-  sql "$hub_url" "CHECKPOINT" >/dev/null
+  settle
   log "wrk $name: $conns connections, ${duration} s"
   [ "$round" != 1 ] || pg_stats_reset
   local perf_pid=
@@ -393,13 +411,15 @@ print(",".join(map(str, out)))' "$pg_pid")" -- sleep "$duration" >"$work/perf-pg
   rows+=("$name|$orders|$p50|$p99|$non200|$scpu|$pcpu|$(cat "$work/$name.gencpu")|$conns connections; socket errors $errs; per stored order: PostgreSQL $(us_per "$pcpu" "$ok") µs, $who $(us_per "$scpu" "$ok") µs$([ "$target" != hub ] || echo "; hub peak RSS so far $(python3 "$load/procstat.py" mem "$hub_pid") MiB"); PG peak RSS sum $(cut -d' ' -f1 <<<"$mem") MiB, PSS $(cut -d' ' -f2 <<<"$mem") MiB")
   eval "orders_$name=$orders; p50_$name=$p50; p99_$name=$p99; non200_$name=$non200; mean_$name=$(python3 -c "print(f'{$(val mean_us) / 1000:.2f}')")"
   eval "pgus_$name=$(us_per "$pcpu" "$ok"); srvus_$name=$(us_per "$scpu" "$ok")"
+  last_run=$name
+  last_stored=$stored
   [ "$round" != 1 ] || pg_stats_dump "${who} at $conns connections, round 1: $ok orders stored" "$ok"
 }
 
 # pgbench with the peer's own statement (one order per transaction), on the peer's tables: ROUND.
 run_pgbench_peer() {
   local round=$1 name=pgbench_peer_r$1 pg0 pg1 tps stored
-  sql "$hub_url" "CHECKPOINT" >/dev/null
+  settle
   log "pgbench $name: 64 clients, the peer's statement, ${secs} s"
   local before
   before=$(sql "$hub_url" "SELECT count(*) FROM public.orders WHERE partner_id = 'pgbench'")
@@ -415,6 +435,8 @@ run_pgbench_peer() {
   pcpu=$(sub "$pg1" "$pg0")
   rows+=("$name|$(printf '%.0f' "$tps")|$p50|$p99|-|-|$pcpu|$(cat "$work/$name.gencpu")|64 clients, the peer's statement ($peer_dir/pgbench_order.sql), one order per transaction; $stored orders stored; PostgreSQL $(us_per "$pcpu" "$stored") µs per stored order")
   eval "orders_$name=$(printf '%.0f' "$tps"); p50_$name=$p50; p99_$name=$p99; pgus_$name=$(us_per "$pcpu" "$stored")"
+  last_run=$name
+  last_stored=$stored
   rm -f "$work/$name.log".*
 }
 
@@ -436,6 +458,7 @@ done
 hub_rss_64=$(python3 "$load/procstat.py" mem "$hub_pid")
 run_wrk hub 256 "$secs"
 hub_rss_256=$(python3 "$load/procstat.py" mem "$hub_pid")
+settle  # the last run's vacuum
 
 read -r all_orders all_distinct < <(sql "$hub_url" "SELECT count(*), count(DISTINCT external_id) FROM hub.orders" | tr '|' ' ')
 [ "$all_orders" = "$total_ok" ] && [ "$all_distinct" = "$all_orders" ] || recon_ok=no
@@ -459,7 +482,7 @@ median() {
   [ ${#vals[@]} -gt 0 ] || { echo -; return; }
   python3 -c 'import statistics, sys; m = statistics.median(float(x) for x in sys.argv[1:]); print(f"{m:.2f}".rstrip("0").rstrip("."))' "${vals[@]}"
 }
-for m in orders p50 p99 non200 pgus srvus; do
+for m in orders p50 p99 non200 pgus srvus vacus; do
   for t in hub_64 peer_64 pgbench_peer; do eval "${m}_$t=$(median "$m" "$t")"; done
 done
 
@@ -491,27 +514,27 @@ mkdir -p "$(dirname "$out")"
   echo "## Side by side at 64 connections: OrderHub and the peer (issue 23)"
   echo
   echo "Medians of $rounds rounds of ${secs} s, alternating hub, peer, pgbench within each round; the peer: $peer_status."
-  echo "CPU per stored order: CPU seconds over the run (from /proc: PostgreSQL's processes; the hub's process; the peer's node primary and workers) divided by the orders stored in it."
+  echo "CPU per stored order: CPU seconds over the run (from /proc: PostgreSQL's processes; the hub's process; the peer's node primary and workers) divided by the orders stored in it. \"+ N vacuum\": PostgreSQL's CPU per order of the vacuum the run left to do, done before the next run (vacuumdb --all --analyze), so that no run's window holds another's."
   echo
   echo "| 64 connections | orders/s | p50 ms | p99 ms | non-200 | PostgreSQL CPU per order | server CPU per order | reconciliation |"
   echo "|---|---:|---:|---:|---:|---:|---:|---|"
-  echo "| OrderHub \`serve ${hub_flags[*]}\` | $orders_hub_64 | $p50_hub_64 | $p99_hub_64 | $non200_hub_64 | $pgus_hub_64 µs | $srvus_hub_64 µs | $([ "$recon_ok" = yes ] && echo exact || echo MISMATCH) |"
+  echo "| OrderHub \`serve ${hub_flags[*]}\` | $orders_hub_64 | $p50_hub_64 | $p99_hub_64 | $non200_hub_64 | $pgus_hub_64 µs (+ $vacus_hub_64 vacuum) | $srvus_hub_64 µs | $([ "$recon_ok" = yes ] && echo exact || echo MISMATCH) |"
   if [ -n "$peer_pid" ]; then
-    echo "| the peer: Fastify 5 + pg, one transaction per order | $orders_peer_64 | $p50_peer_64 | $p99_peer_64 | $non200_peer_64 | $pgus_peer_64 µs | $srvus_peer_64 µs | $([ "$peer_recon_ok" = yes ] && echo exact || echo MISMATCH) |"
+    echo "| the peer: Fastify 5 + pg, one transaction per order | $orders_peer_64 | $p50_peer_64 | $p99_peer_64 | $non200_peer_64 | $pgus_peer_64 µs (+ $vacus_peer_64 vacuum) | $srvus_peer_64 µs | $([ "$peer_recon_ok" = yes ] && echo exact || echo MISMATCH) |"
   else
     echo "| the peer | $peer_status | | | | | | |"
   fi
-  [ "$peer_found" = no ] || echo "| pgbench, the peer's statement, one order per transaction, 64 clients | $orders_pgbench_peer | $p50_pgbench_peer | $p99_pgbench_peer | - | $pgus_pgbench_peer µs | - | |"
+  [ "$peer_found" = no ] || echo "| pgbench, the peer's statement, one order per transaction, 64 clients | $orders_pgbench_peer | $p50_pgbench_peer | $p99_pgbench_peer | - | $pgus_pgbench_peer µs (+ $vacus_pgbench_peer vacuum) | - | |"
   echo "| **ratio OrderHub / peer** | **$rpeer ×** | | | | | | |"
   echo "| ratio OrderHub / pgbench with the peer's statement | $rpgpeer × | | | | | | |"
   echo
   echo "## Every run"
   echo
-  echo "| run | orders/s | p50 ms | p99 ms | non-200 | server CPU s |  PG CPU s | load gen CPU s | notes |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| run | orders/s | p50 ms | p99 ms | non-200 | server CPU s |  PG CPU s | PG vacuum after, µs per order | load gen CPU s | notes |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   for r in "${rows[@]}"; do
     IFS='|' read -r n o a b c d e f g <<<"$r"
-    echo "| $n | $o | $a | $b | $c | $d | $e | $f | $g |"
+    echo "| $n | $o | $a | $b | $c | $d | $e | $(eval "echo \${vacus_$n:--}") | $f | $g |"
   done
   echo
   echo "Reconciliation (the 200 answers wrk received against the rows stored; inbox rows of the run):"
