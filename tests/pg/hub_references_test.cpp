@@ -154,3 +154,32 @@ TEST_CASE("references: every status-log row names a stored order, and a stored o
     CHECK(h.count("SELECT count(*) FROM hub.order_status_log l LEFT JOIN hub.orders o ON o.id = l.order_id "
                   "WHERE o.id IS NULL") == 0);
 }
+
+TEST_CASE("references: the status log's guard probes the orders' index, also after an ANALYZE of an empty table",
+          "[references]") {
+    HubDb h;
+    pqxx::connection c(h.db.url());
+    pqxx::nontransaction(c).exec("ANALYZE hub.orders");
+    // The guard's first run in this session plans its probe while hub.orders is empty (statistics: no rows) and
+    // plpgsql keeps that plan; sql/hub/0021 keeps sequential scans out of it.
+    CHECK(outcome_of(c,
+                     "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, "
+                     "applied) VALUES ('NOPE', 'B1', 'p1', 'accepted', 'pos', now(), false)")
+              .find("is not stored") != std::string::npos);
+    std::vector<std::pair<std::string, std::string>> reqs;
+    for (int i = 0; i < 300; ++i) reqs.emplace_back("p1", order_json("G-" + std::to_string(i)));
+    const auto out = store_all(h.db.url(), reqs);
+    REQUIRE(out.back().kind == Kind::created);
+
+    pqxx::work tx(c);
+    tx.exec(
+        "INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied) "
+        "VALUES ('" +
+        out.back().order_id + "', 'B1', 'p1', 'accepted', 'pos', now(), false)");
+    // This transaction's own scans of hub.orders: the guard's probe, by index.
+    const auto scans = tx.exec1(
+        "SELECT seq_scan, idx_scan FROM pg_stat_xact_user_tables WHERE schemaname = 'hub' AND relname = 'orders'");
+    CHECK(scans[0].as<long long>() == 0);
+    CHECK(scans[1].as<long long>() >= 1);
+    tx.commit();
+}
