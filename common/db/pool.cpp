@@ -31,6 +31,12 @@ bool is_unavailable(const std::exception_ptr& e) {
     }
 }
 
+namespace {
+// The worker thread's pool and its slot for the job to run next (enqueue_here); null on other threads.
+thread_local const Pool* tl_pool = nullptr;
+thread_local Pool::Job* tl_next = nullptr;
+}  // namespace
+
 Pool::Pool(Options options) : options_(std::move(options)) {
     if (options_.workers == 0) options_.workers = 1;
     threads_.reserve(options_.workers);
@@ -57,6 +63,14 @@ void Pool::enqueue(Job job) {
     cv_.notify_one();
 }
 
+void Pool::enqueue_here(Job job) {
+    if (tl_pool == this && tl_next != nullptr && !*tl_next) {
+        *tl_next = std::move(job);
+        return;
+    }
+    enqueue(std::move(job));
+}
+
 PoolStats Pool::stats() const {
     std::lock_guard lock(mutex_);
     return {threads_.size(), busy_, queue_.size(), jobs_, reconnects_.load()};
@@ -65,22 +79,33 @@ PoolStats Pool::stats() const {
 void Pool::worker_loop() {
     std::unique_ptr<pqxx::connection> conn;
     std::uint64_t conn_epoch = 0;
+    Job next;  // set by enqueue_here() from inside the job just run
+    tl_pool = this;
+    tl_next = &next;
     for (;;) {
         Job job;
         std::chrono::steady_clock::time_point since;
+        bool continued = false;  // a job of enqueue_here(): it did not wait in the queue
         {
             std::unique_lock lock(mutex_);
-            cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-            if (queue_.empty()) return;  // stopping and drained
-            job = std::move(queue_.front().job);
-            since = queue_.front().since;
-            queue_.pop_front();
+            if (next) {
+                job = std::move(next);
+                next = nullptr;
+                continued = true;
+            } else {
+                cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+                if (queue_.empty()) return;  // stopping and drained
+                job = std::move(queue_.front().job);
+                since = queue_.front().since;
+                queue_.pop_front();
+            }
             ++busy_;
             ++jobs_;
         }
         const auto waited = since == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::duration{}
                                                                              : std::chrono::steady_clock::now() - since;
-        if (options_.queue_wait) options_.queue_wait->observe(std::chrono::duration<double>(waited).count());
+        if (options_.queue_wait && !continued)
+            options_.queue_wait->observe(std::chrono::duration<double>(waited).count());
         if (options_.queue_timeout.count() > 0 && waited > options_.queue_timeout) {
             job(nullptr, std::make_exception_ptr(Unavailable("database busy: the job waited too long for a worker")));
             std::lock_guard lock(mutex_);

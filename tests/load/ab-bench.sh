@@ -7,8 +7,9 @@
 #   HUB_A=path/to/orderhub HUB_B=path/to/other/orderhub tests/load/ab-bench.sh
 #   HUB_B_SQL="DROP INDEX hub.some_idx" tests/load/ab-bench.sh          # the same build, database b changed
 #
-# Each round: a checkpoint, then wrk (tests/load/ingest.lua, the interface's example order_created with a unique
-# payload.id per request) for BENCH_SECONDS against a, then the same against b. Per round and side: orders/s, p99,
+# Each round: wrk (tests/load/ingest.lua, the interface's example order_created with a unique payload.id per
+# request) for BENCH_SECONDS against a, then the same against b, each after a vacuum of what the runs before left
+# (which autovacuum would otherwise do inside the next window) and a checkpoint. Per round and side: orders/s, p99,
 # CPU per stored order of the hub and of PostgreSQL (from /proc over the round), stored orders against the 200
 # answers; then b / a per pair for the PostgreSQL and hub CPU per order, and their medians.
 #
@@ -69,6 +70,9 @@ echo "|---:|---|---:|---:|---:|---:|---|"
 : >"$work/rows"
 for r in $(seq "$rounds"); do
   for v in a b; do
+    # The vacuum the last run left to do, done now: autovacuum would do it inside this run's window (one side's
+    # rows charged to the other's CPU per order, and more in each round as the tables grow). Then a checkpoint.
+    "$pgbin/vacuumdb" -h 127.0.0.1 -p "$(cat "$work/pg/port")" -U orderhub --all --analyze --quiet
     sql "${url[$v]}" CHECKPOINT >/dev/null
     h0=$(cpu "${hpid[$v]}")
     g0=$(cpu "$pg_pid")

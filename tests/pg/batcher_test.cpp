@@ -92,6 +92,39 @@ TEST_CASE("batcher: jobs waiting together are shared between the batches that ru
     CHECK(sizes == std::vector<std::size_t>{5, 5});
 }
 
+TEST_CASE("batcher: batches that follow each other run on one worker's connection", "[batcher]") {
+    tests::TempDatabase db;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = db.url(), .workers = 4, .on_connect = {}});
+    std::vector<int> backends;  // the backend of each batch, in order (one batch runs at a time)
+    common::db::Batcher<int, int> batcher(
+        pool,
+        [&](pqxx::connection& c, std::span<int> jobs, std::span<int> results, std::span<std::exception_ptr>) {
+            pqxx::nontransaction(c).exec("SELECT 1");
+            for (std::size_t i = 0; i < jobs.size(); ++i) results[i] = jobs[i] + 1;
+            backends.push_back(c.backendpid());
+        },
+        2, 1);
+
+    // Every worker is held while sixteen jobs queue up: then eight batches of two follow each other, while the
+    // other three workers wait for work.
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    for (int i = 0; i < 4; ++i) pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
+    constexpr int kJobs = 16;
+    std::vector<int> answers(kJobs, -1);
+    for (int i = 0; i < kJobs; ++i) submit_to(ioc, batcher, i, answers[i]);
+    ioc.poll();
+    release.set_value();
+    ioc.run();
+
+    for (int i = 0; i < kJobs; ++i) CHECK(answers[i] == i + 1);
+    REQUIRE(backends.size() == 8);
+    // The worker that ran the first batch ran the next ones with its connection: no hand-off to another worker
+    // (whose backend would have to wake as well) between batches while jobs were waiting.
+    CHECK(std::count(backends.begin(), backends.end(), backends.front()) == 8);
+}
+
 TEST_CASE("batcher: with a gather time, a job that finds it idle waits for the jobs that follow", "[batcher]") {
     tests::TempDatabase db;
     asio::io_context ioc;

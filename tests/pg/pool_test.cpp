@@ -4,7 +4,11 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/db/pool.hpp"
 #include "tests/pg/support.hpp"
@@ -172,4 +176,52 @@ TEST_CASE("pool: a job that waited in the queue past the queue time-out fails wi
     CHECK_FALSE(second_ran.load());
     REQUIRE(second_error);
     CHECK(common::db::is_unavailable(second_error));
+}
+
+TEST_CASE("pool: a job queued with enqueue_here runs next on the same worker and connection", "[pool]") {
+    tests::TempDatabase db;
+    common::db::Pool pool({.url = db.url(), .workers = 2, .on_connect = {}});
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<std::string> order;  // which job ran, in order
+    std::thread::id first_thread;
+    std::thread::id next_thread;
+    std::thread::id queued_thread;
+    int first_backend = 0;
+    int next_backend = -1;
+    const auto done = [&](std::string name) {
+        std::lock_guard lock(m);
+        order.push_back(std::move(name));
+        cv.notify_all();
+    };
+    pool.enqueue([&](pqxx::connection* c, std::exception_ptr) {
+        if (c == nullptr) return done("no connection");
+        first_thread = std::this_thread::get_id();
+        first_backend = c->backendpid();
+        pool.enqueue_here([&](pqxx::connection* c2, std::exception_ptr) {
+            next_thread = std::this_thread::get_id();
+            if (c2 != nullptr) next_backend = c2->backendpid();
+            done("next");
+        });
+        // The other worker is idle all this time: a job queued the usual way would have run on it by now.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        done("first");
+    });
+    std::unique_lock lock(m);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return order.size() == 2; }));
+    CHECK(order == std::vector<std::string>{"first", "next"});
+    CHECK(first_backend != 0);
+    CHECK(next_thread == first_thread);
+    CHECK(next_backend == first_backend);
+    lock.unlock();
+
+    // Outside a worker it is enqueue(): the job runs on some worker.
+    pool.enqueue_here([&](pqxx::connection* c, std::exception_ptr) {
+        if (c != nullptr) queued_thread = std::this_thread::get_id();
+        done("outside");
+    });
+    lock.lock();
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return order.size() == 3; }));
+    CHECK(queued_thread != std::thread::id{});
+    CHECK(pool.stats().jobs == 3);
 }
