@@ -65,8 +65,11 @@ void Pool::enqueue(Job job) {
 
 void Pool::enqueue_here(Job job) {
     if (tl_pool == this && tl_next != nullptr && !*tl_next) {
-        *tl_next = std::move(job);
-        return;
+        std::lock_guard lock(mutex_);
+        if (queue_.empty()) {
+            *tl_next = std::move(job);
+            return;
+        }
     }
     enqueue(std::move(job));
 }

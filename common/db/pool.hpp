@@ -93,10 +93,10 @@ public:
     using Job = std::function<void(pqxx::connection*, std::exception_ptr)>;
     /// Queues a raw job (Batcher and run() build on this).
     void enqueue(Job job);
-    /// From inside a job: `job` runs next on this worker, with this worker's connection (checked and replaced if
-    /// needed, as between any two jobs), once the running job has returned: ahead of the queue, without waking
-    /// another worker whose connection's backend would have to wake too. Elsewhere (or a second time in one job),
-    /// the same as enqueue().
+    /// From inside a job, while no other job waits in the queue: `job` runs next on this worker, with this worker's
+    /// connection (checked and replaced if needed, as between any two jobs), once the running job has returned,
+    /// without waking another worker whose connection's backend would have to wake too. Otherwise (jobs are
+    /// waiting, so it takes its turn behind them; not on a worker; a second time in one job) the same as enqueue().
     void enqueue_here(Job job);
 
 private:

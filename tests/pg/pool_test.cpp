@@ -178,7 +178,8 @@ TEST_CASE("pool: a job that waited in the queue past the queue time-out fails wi
     CHECK(common::db::is_unavailable(second_error));
 }
 
-TEST_CASE("pool: a job queued with enqueue_here runs next on the same worker and connection", "[pool]") {
+TEST_CASE("pool: a job queued with enqueue_here runs next on the same worker and connection, unless jobs wait",
+          "[pool]") {
     tests::TempDatabase db;
     common::db::Pool pool({.url = db.url(), .workers = 2, .on_connect = {}});
     std::mutex m;
@@ -215,13 +216,26 @@ TEST_CASE("pool: a job queued with enqueue_here runs next on the same worker and
     CHECK(next_backend == first_backend);
     lock.unlock();
 
+    // Behind a job that waits in the queue: the queue's order holds (one worker, so nothing runs in between).
+    common::db::Pool one({.url = db.url(), .workers = 1, .on_connect = {}});
+    one.enqueue([&](pqxx::connection*, std::exception_ptr) {
+        one.enqueue([&](pqxx::connection*, std::exception_ptr) { done("queued"); });
+        one.enqueue_here([&](pqxx::connection*, std::exception_ptr) { done("here"); });
+        done("first of one");
+    });
+    lock.lock();
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return order.size() == 5; }));
+    CHECK(std::vector<std::string>(order.begin() + 2, order.end()) ==
+          std::vector<std::string>{"first of one", "queued", "here"});
+    lock.unlock();
+
     // Outside a worker it is enqueue(): the job runs on some worker.
     pool.enqueue_here([&](pqxx::connection* c, std::exception_ptr) {
         if (c != nullptr) queued_thread = std::this_thread::get_id();
         done("outside");
     });
     lock.lock();
-    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return order.size() == 3; }));
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return order.size() == 6; }));
     CHECK(queued_thread != std::thread::id{});
     CHECK(pool.stats().jobs == 3);
 }
