@@ -27,6 +27,22 @@ void submit_to(asio::io_context& ioc, common::db::Batcher<int, int>& batcher, in
         asio::detached);
 }
 
+// Holds all `workers` of `pool` while jobs 0 .. count-1 are submitted to `batcher` (a wave of requests that arrives
+// while every worker is busy), then lets the workers go and runs `ioc` until every job is answered: the answers.
+std::vector<int> submit_while_held(asio::io_context& ioc, common::db::Pool& pool, std::size_t workers,
+                                   common::db::Batcher<int, int>& batcher, int count) {
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    for (std::size_t i = 0; i < workers; ++i)
+        pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
+    std::vector<int> answers(static_cast<std::size_t>(count), -1);
+    for (int i = 0; i < count; ++i) submit_to(ioc, batcher, i, answers[static_cast<std::size_t>(i)]);
+    ioc.poll();  // every coroutine has submitted its job
+    release.set_value();
+    ioc.run();
+    return answers;
+}
+
 // One pool worker and a batcher on it whose batches answer each job with job + 1 and record their sizes; the
 // first batch takes `first_batch` longer (a slow statement and commit).
 struct OneWorker {
@@ -76,15 +92,8 @@ TEST_CASE("batcher: jobs waiting together are shared between the batches that ru
         256, 2);
 
     // Both workers are held while ten jobs queue up, as when a wave of requests arrives during two batches.
-    std::promise<void> release;
-    auto released = release.get_future().share();
-    for (int i = 0; i < 2; ++i) pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
     constexpr int kJobs = 10;
-    std::vector<int> answers(kJobs, -1);
-    for (int i = 0; i < kJobs; ++i) submit_to(ioc, batcher, i, answers[i]);
-    ioc.poll();  // every coroutine has submitted its job
-    release.set_value();
-    ioc.run();
+    const auto answers = submit_while_held(ioc, pool, 2, batcher, kJobs);
 
     for (int i = 0; i < kJobs; ++i) CHECK(answers[i] == i * 10);
     // Not one batch of ten beside an empty one: each of the two batches that run at once takes its half.
@@ -108,15 +117,8 @@ TEST_CASE("batcher: batches that follow each other run on one worker's connectio
 
     // Every worker is held while sixteen jobs queue up: then eight batches of two follow each other, while the
     // other three workers wait for work.
-    std::promise<void> release;
-    auto released = release.get_future().share();
-    for (int i = 0; i < 4; ++i) pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
     constexpr int kJobs = 16;
-    std::vector<int> answers(kJobs, -1);
-    for (int i = 0; i < kJobs; ++i) submit_to(ioc, batcher, i, answers[i]);
-    ioc.poll();
-    release.set_value();
-    ioc.run();
+    const auto answers = submit_while_held(ioc, pool, 4, batcher, kJobs);
 
     for (int i = 0; i < kJobs; ++i) CHECK(answers[i] == i + 1);
     REQUIRE(backends.size() == 8);
