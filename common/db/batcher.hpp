@@ -192,8 +192,8 @@ private:
 
         // From a batch that just ended, with jobs queued: the next batch runs on the same worker and connection,
         // unless other jobs wait for the pool (Pool::enqueue_here). Always handed to the pool's queue, it woke
-        // another worker, and that worker's backend, while this one went idle: at 64 connections 0.88 x the
-        // orders/s and 1.1 x PostgreSQL's CPU per order.
+        // another worker, and that worker's backend, while this one went idle: at 64 connections about 0.9 x the
+        // orders/s, and more PostgreSQL CPU per order (tests/load/results/worker-continuation-2026-11-27-vm.md).
         static void schedule_here(const std::shared_ptr<State>& s) {
             s->pool.enqueue_here([s](pqxx::connection* c, std::exception_ptr setup) { run_one(s, c, setup); });
         }

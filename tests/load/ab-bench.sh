@@ -70,9 +70,9 @@ echo "|---:|---|---:|---:|---:|---:|---|"
 : >"$work/rows"
 for r in $(seq "$rounds"); do
   for v in a b; do
-    # The vacuum the last run left to do, done now: autovacuum would do it inside this run's window (one side's
-    # rows charged to the other's CPU per order, and more in each round as the tables grow). Then a checkpoint.
-    "$pgbin/vacuumdb" -h 127.0.0.1 -p "$(cat "$work/pg/port")" -U orderhub --all --analyze --quiet
+    # The vacuum the last run left to do, done now, or one side's rows are charged to the other's CPU per order
+    # (more in each round as the tables grow). Then a checkpoint.
+    bench_vacuum
     sql "${url[$v]}" CHECKPOINT >/dev/null
     h0=$(cpu "${hpid[$v]}")
     g0=$(cpu "$pg_pid")

@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034,SC2154  # sets variables for the script that sources it, reads its $root
 # Shared by the benchmarks of tests/load (sourced; needs $root set to the repository):
 # a temporary directory with the processes to stop by PID and a throwaway PostgreSQL cluster, both removed on
-# exit; a hub database provisioned as the benchmarks need it; an `orderhub serve` started and its port read.
+# exit; a hub database provisioned as the benchmarks need it; the cluster vacuumed between runs; an `orderhub serve`
+# started and its port read.
 
 # bench_work NAME: makes $work (/tmp/orderhub-NAME.XXXXXX) and $pids; on exit, stops every PID in $pids,
 # destroys the cluster in $work/pg and removes $work.
@@ -47,6 +48,13 @@ bench_provision() {
   partner=$(ORDERHUB_DATABASE_URL=$bench_url ORDERHUB_PUBLIC_URL=http://127.0.0.1:1 \
     "$1" partner create --name "Bench Platform" --label bench --json)
   bench_webhook=/webhooks/$(python3 -c 'import json,sys; print(json.load(sys.stdin)["webhook_url"].rsplit("/webhooks/", 1)[1])' <<<"$partner")
+}
+
+# bench_vacuum: vacuums and analyzes every database of the cluster in $work/pg (vacuumdb --all --analyze; a running
+# autovacuum yields to it): before a measured run, the work the runs before it left, which autovacuum would otherwise
+# do inside the run's window.
+bench_vacuum() {
+  "/usr/lib/postgresql/15/bin/vacuumdb" -h 127.0.0.1 -p "$(cat "$work/pg/port")" -U orderhub --all --analyze --quiet
 }
 
 # bench_serve HUB_BIN URL LOG [FLAG...]: starts `orderhub serve --role api` with the rate limit out of reach on a

@@ -293,15 +293,14 @@ pg_stats_dump() {  # TITLE: statement by statement, since the last reset, into $
 # Before each measured run in the hub's database: the vacuum that the runs before it left to do, done now and charged
 # to the run that left it. The hub's rows, the peer's and pgbench's share one database, and autovacuum would
 # otherwise vacuum one side's rows inside the other side's window (after the peer's pgbench round, tens of µs per
-# order of the hub's next round). `vacuumdb --all --analyze` (a running autovacuum yields to it), its PostgreSQL CPU
-# divided by the previous run's stored orders ($vacus_NAME, shown beside that run's CPU per order); then a
-# checkpoint. Autovacuum that a run's own rows start inside its window stays in its CPU, as in production.
+# order of the hub's next round). bench_vacuum, its PostgreSQL CPU divided by the previous run's stored orders
+# ($vacus_NAME, shown beside that run's CPU per order); then a checkpoint. Autovacuum that a run's own rows start inside its window stays in its CPU, as in production.
 last_run=
 last_stored=0
 settle() {
   local pg0 pg1
   pg0=$(pg_cpu)
-  "$pgbin/vacuumdb" -h 127.0.0.1 -p "$pg_port" -U orderhub --all --analyze --quiet
+  bench_vacuum
   pg1=$(pg_cpu)
   if [ -n "$last_run" ]; then eval "vacus_$last_run=$(us_per "$(sub "$pg1" "$pg0")" "$last_stored")"; fi
   last_run=
