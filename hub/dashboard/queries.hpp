@@ -202,27 +202,41 @@ inline constexpr Statement kBranchStates{"dashboard_branch_states", kBranchState
 
 // Events ----------------------------------------------------------------------------------------------------
 
-/// The columns of an event: event_id, event_kind, event_detail and the order's summary.
-inline constexpr auto kEventsFrom =
-    "SELECT e.id AS event_id, e.kind AS event_kind, coalesce(e.detail, '') AS event_detail, " + kSummaryColumns +
-    kSummaryFrom + " JOIN hub.dashboard_events e ON e.order_id = o.id WHERE e.id > $1";
+/// The events after $1, at most $2 (sql/hub/0022): the attempts and job states of hub.dashboard_events and the
+/// status-log rows from hub.status_events_from() on, ids from one sequence. Each table is read on its own up to the
+/// limit, so that its key serves the read (through the UNION ALL view hub.dashboard_event_log the planner sorted every
+/// status-log row after $1). `where` (" AND ..." on branch_id, or "") narrows both before their limits.
+template <std::size_t N>
+constexpr auto events_after(const Sql<N>& where) {
+    return "(SELECT id, order_id, branch_id, kind, detail FROM hub.dashboard_events WHERE id > $1" + where +
+           " ORDER BY id LIMIT $2) UNION ALL (SELECT id, order_id, branch_id, 'status', status "
+           "FROM hub.order_status_log WHERE id >= hub.status_events_from() AND id > $1" +
+           where + " ORDER BY id LIMIT $2)";
+}
 
-inline constexpr auto kEventsAfterSql = kEventsFrom + " ORDER BY e.id LIMIT $2";
+/// The columns of an event: event_id, event_kind, event_detail and the order's summary, of the events `e`.
+template <std::size_t N>
+constexpr auto events_from(const Sql<N>& events) {
+    return "SELECT e.id AS event_id, e.kind AS event_kind, coalesce(e.detail, '') AS event_detail, " +
+           kSummaryColumns + kSummaryFrom + " JOIN (" + events + ") e ON e.order_id = o.id ORDER BY e.id LIMIT $2";
+}
+
+inline constexpr auto kEventsAfterSql = events_from(events_after(Sql("")));
 /// $1 event id, $2 limit -> the events after $1 with their orders' summaries, oldest first.
 inline constexpr Statement kEventsAfter{"dashboard_events_after", kEventsAfterSql.c_str()};
 
-inline constexpr auto kReplayEventsSql =
-    kEventsFrom + " AND " + in_scope("e.branch_id", "$3") + " ORDER BY e.id LIMIT $2";
+inline constexpr auto kReplayEventsSql = events_from(events_after(" AND " + in_scope("branch_id", "$3")));
 /// $1 event id, $2 limit, $3 user id -> as kEventsAfter, in the branches the user may see (Last-Event-ID).
 inline constexpr Statement kReplayEvents{"dashboard_replay_events", kReplayEventsSql.c_str()};
 
+inline constexpr auto kEventIdsAfterSql = "SELECT id FROM (" + events_after(Sql("")) + ") e ORDER BY id LIMIT $2";
 /// $1 event id, $2 limit -> the ids after $1 only (while no board listens the feed keeps its cursor current).
-inline constexpr Statement kEventIdsAfter{"dashboard_event_ids_after",
-                                          "SELECT id FROM hub.dashboard_events WHERE id > $1 ORDER BY id LIMIT $2"};
+inline constexpr Statement kEventIdsAfter{"dashboard_event_ids_after", kEventIdsAfterSql.c_str()};
 
 /// -> the newest event id, 0 when there is none.
-inline constexpr Statement kNewestEventId{"dashboard_newest_event_id",
-                                          "SELECT coalesce(max(id), 0) FROM hub.dashboard_events"};
+inline constexpr Statement kNewestEventId{"dashboard_newest_event_id", R"(
+SELECT greatest((SELECT coalesce(max(id), 0) FROM hub.dashboard_events),
+                (SELECT coalesce(max(id), 0) FROM hub.order_status_log)))"};
 
 /// $1 limit: events older than two days, at most $1 (dashboard_events_created_idx). One batch of the cleanup, which
 /// repeats it until a batch comes back short. (Not FOR UPDATE SKIP LOCKED: orderhub_app may not lock rows of this

@@ -1,5 +1,6 @@
 // The dashboard's event feed against a real database: with no board open it only keeps its cursor current; a
 // board that opens gets what follows its opening, each event whole, and nothing older.
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <chrono>
 #include <thread>
@@ -35,7 +36,32 @@ void take_until(hub::dashboard::Subscription& sub, std::vector<hub::dashboard::E
     }
 }
 
-long long max_event_id(HubDb& h) { return h.count("SELECT coalesce(max(id), 0) FROM hub.dashboard_events"); }
+long long max_event_id(HubDb& h) { return h.count("SELECT coalesce(max(id), 0) FROM hub.dashboard_event_log"); }
+
+/// The events after `after` as the feed reads them for an open board: "kind:detail:external_id" each, by id.
+std::vector<std::string> events_after(const std::string& url, std::int64_t after = 0) {
+    pqxx::connection c(url);
+    pqxx::read_transaction tx(c);
+    std::vector<std::string> out;
+    std::int64_t last = after;
+    for (const auto& r : hub::dashboard::exec(tx, hub::dashboard::sql::kEventsAfter, after, 100LL)) {
+        CHECK(r["event_id"].as<std::int64_t>() > last);  // ascending, each id once
+        last = r["event_id"].as<std::int64_t>();
+        out.push_back(r["event_kind"].as<std::string>() + ":" + r["event_detail"].as<std::string>() + ":" +
+                      r["external_id"].as<std::string>());
+    }
+    return out;
+}
+
+/// A job-state event for the order `external_id` stored by partner p1, as the job trigger writes one.
+void job_event(const std::string& url, const std::string& external_id, const std::string& state) {
+    pqxx::connection c(url);
+    pqxx::work tx(c);
+    tx.exec_params("INSERT INTO hub.dashboard_events (order_id, branch_id, kind, detail) SELECT id, branch_id, 'job', $2 "
+                   "FROM hub.orders WHERE partner_id = 'p1' AND external_id = $1",
+                   external_id, state);
+    tx.commit();
+}
 
 }  // namespace
 
@@ -73,6 +99,57 @@ TEST_CASE("feed: events from before a board opened are not sent to it, later one
     CHECK(data.at("order").as_object().at("external_id").as_string() == "F-3");
     feed.unsubscribe(sub);
     feed.stop();
+}
+
+TEST_CASE("feed: a status-log row is a board event read from the log itself, one id sequence with the others",
+          "[feed]") {
+    HubDb h;
+    store_all(h.db.url(), {{"p1", order_json("S-1")}});
+    job_event(h.db.url(), "S-1", "in_flight");
+    store_all(h.db.url(), {{"p1", order_json("S-2")}});
+    job_event(h.db.url(), "S-2", "in_flight");
+    CHECK(events_after(h.db.url()) ==
+          std::vector<std::string>{"status:received:S-1", "job:in_flight:S-1", "status:received:S-2", "job:in_flight:S-2"});
+    // No copy of the status rows (sql/hub/0022): the status log is the only place they are written.
+    CHECK(h.count("SELECT count(*) FROM hub.dashboard_events WHERE kind = 'status'") == 0);
+    CHECK(h.count("SELECT count(*) FROM hub.dashboard_event_log") == 4);
+    // The replay after the first status event, and the ids alone, see the same events.
+    const auto first = h.count("SELECT min(id) FROM hub.order_status_log");
+    CHECK(events_after(h.db.url(), first) ==
+          std::vector<std::string>{"job:in_flight:S-1", "status:received:S-2", "job:in_flight:S-2"});
+    pqxx::connection c(h.db.url());
+    pqxx::read_transaction tx(c);
+    CHECK(hub::dashboard::exec(tx, hub::dashboard::sql::kEventIdsAfter, first, 2LL).size() == 2);
+    CHECK(hub::dashboard::exec(tx, hub::dashboard::sql::kNewestEventId)[0][0].as<long long>() == max_event_id(h));
+}
+
+TEST_CASE("feed: after the upgrade that reads status events from the log, each event is seen once", "[feed]") {
+    // A database at 0021 holds status events copied into hub.dashboard_events; 0022 must neither lose nor repeat them.
+    tests::TempDatabase db;
+    const auto& files = common::db::migrations_hub();
+    const auto upgrade = std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0022_"); });
+    REQUIRE(upgrade != files.end());
+    {
+        pqxx::connection c(db.url());
+        common::db::migrate(c, "hub", {files.begin(), upgrade});
+        pqxx::work tx(c);
+        tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
+        tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
+        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p1', 'P one', 'one', repeat('a', 64))");
+        tx.commit();
+    }
+    store_all(db.url(), {{"p1", order_json("U-1")}});
+    job_event(db.url(), "U-1", "in_flight");
+    {
+        pqxx::connection c(db.url());
+        CHECK(pqxx::nontransaction(c).exec1("SELECT count(*) FROM hub.dashboard_events WHERE kind = 'status'")[0]
+                  .as<int>() == 1);
+        common::db::migrate(c, "hub", files);
+    }
+    store_all(db.url(), {{"p1", order_json("U-2")}});
+    job_event(db.url(), "U-2", "in_flight");
+    CHECK(events_after(db.url()) ==
+          std::vector<std::string>{"status:received:U-1", "job:in_flight:U-1", "status:received:U-2", "job:in_flight:U-2"});
 }
 
 TEST_CASE("feed: every dashboard statement is valid against the migrated schema", "[feed]") {

@@ -246,21 +246,22 @@ TEST_CASE("dashboard events: one per status row, attempt and change of a job's s
     hub::forward::finish_jobs(c, requests, owned, errors);
     for (const auto& e : errors) CHECK_FALSE(e);
 
-    // In each statement's order of writing, as the row triggers of 0006 wrote them.
+    // By event id: a status-log row takes its id as it is written (it is its own event, sql/hub/0022), the job-state
+    // and attempt events theirs at the end of the statement that wrote them (their statement triggers).
     auto events = [&](const std::string& id) {
         return pqxx::nontransaction(c)
             .exec_params1(
                 "SELECT string_agg(branch_id || ':' || kind || ':' || coalesce(detail, ''), ',' ORDER BY id) "
-                "FROM hub.dashboard_events WHERE order_id = $1",
+                "FROM hub.dashboard_event_log WHERE order_id = $1",
                 id)[0]
             .as<std::string>("");
     };
     CHECK(events(stored[0].order_id) ==
-          "B1:status:received,B1:job:in_flight,B1:job:delivered,B1:status:pos_accepted,B1:attempt:delivered");
+          "B1:status:received,B1:job:in_flight,B1:status:pos_accepted,B1:job:delivered,B1:attempt:delivered");
     CHECK(events(stored[1].order_id) ==
-          "B1:status:received,B1:job:in_flight,B1:job:rejected,B1:status:pos_rejected,B1:attempt:rejected");
+          "B1:status:received,B1:job:in_flight,B1:status:pos_rejected,B1:job:rejected,B1:attempt:rejected");
     CHECK(events(stored[2].order_id) == "B1:status:received,B1:job:in_flight,B1:job:pending,B1:attempt:retry");
-    CHECK(pqxx::nontransaction(c).exec1("SELECT count(*) FROM hub.dashboard_events")[0].as<int>() == 14);
+    CHECK(pqxx::nontransaction(c).exec1("SELECT count(*) FROM hub.dashboard_event_log")[0].as<int>() == 14);
 }
 
 TEST_CASE("outbox: when the one statement refuses a claim's data, the claims end one by one, none lost", "[outbox]") {
