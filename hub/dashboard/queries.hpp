@@ -217,8 +217,8 @@ constexpr auto events_after(const Sql<N>& where) {
 /// The columns of an event: event_id, event_kind, event_detail and the order's summary, of the events `e`.
 template <std::size_t N>
 constexpr auto events_from(const Sql<N>& events) {
-    return "SELECT e.id AS event_id, e.kind AS event_kind, coalesce(e.detail, '') AS event_detail, " +
-           kSummaryColumns + kSummaryFrom + " JOIN (" + events + ") e ON e.order_id = o.id ORDER BY e.id LIMIT $2";
+    return "SELECT e.id AS event_id, e.kind AS event_kind, coalesce(e.detail, '') AS event_detail, " + kSummaryColumns +
+           kSummaryFrom + " JOIN (" + events + ") e ON e.order_id = o.id ORDER BY e.id LIMIT $2";
 }
 
 inline constexpr auto kEventsAfterSql = events_from(events_after(Sql("")));

@@ -57,9 +57,10 @@ std::vector<std::string> events_after(const std::string& url, std::int64_t after
 void job_event(const std::string& url, const std::string& external_id, const std::string& state) {
     pqxx::connection c(url);
     pqxx::work tx(c);
-    tx.exec_params("INSERT INTO hub.dashboard_events (order_id, branch_id, kind, detail) SELECT id, branch_id, 'job', $2 "
-                   "FROM hub.orders WHERE partner_id = 'p1' AND external_id = $1",
-                   external_id, state);
+    tx.exec_params(
+        "INSERT INTO hub.dashboard_events (order_id, branch_id, kind, detail) SELECT id, branch_id, 'job', $2 "
+        "FROM hub.orders WHERE partner_id = 'p1' AND external_id = $1",
+        external_id, state);
     tx.commit();
 }
 
@@ -108,8 +109,8 @@ TEST_CASE("feed: a status-log row is a board event read from the log itself, one
     job_event(h.db.url(), "S-1", "in_flight");
     store_all(h.db.url(), {{"p1", order_json("S-2")}});
     job_event(h.db.url(), "S-2", "in_flight");
-    CHECK(events_after(h.db.url()) ==
-          std::vector<std::string>{"status:received:S-1", "job:in_flight:S-1", "status:received:S-2", "job:in_flight:S-2"});
+    CHECK(events_after(h.db.url()) == std::vector<std::string>{"status:received:S-1", "job:in_flight:S-1",
+                                                               "status:received:S-2", "job:in_flight:S-2"});
     // No copy of the status rows (sql/hub/0022): the status log is the only place they are written.
     CHECK(h.count("SELECT count(*) FROM hub.dashboard_events WHERE kind = 'status'") == 0);
     CHECK(h.count("SELECT count(*) FROM hub.dashboard_event_log") == 4);
@@ -127,7 +128,8 @@ TEST_CASE("feed: after the upgrade that reads status events from the log, each e
     // A database at 0021 holds status events copied into hub.dashboard_events; 0022 must neither lose nor repeat them.
     tests::TempDatabase db;
     const auto& files = common::db::migrations_hub();
-    const auto upgrade = std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0022_"); });
+    const auto upgrade =
+        std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0022_"); });
     REQUIRE(upgrade != files.end());
     {
         pqxx::connection c(db.url());
@@ -142,14 +144,15 @@ TEST_CASE("feed: after the upgrade that reads status events from the log, each e
     job_event(db.url(), "U-1", "in_flight");
     {
         pqxx::connection c(db.url());
-        CHECK(pqxx::nontransaction(c).exec1("SELECT count(*) FROM hub.dashboard_events WHERE kind = 'status'")[0]
+        CHECK(pqxx::nontransaction(c)
+                  .exec1("SELECT count(*) FROM hub.dashboard_events WHERE kind = 'status'")[0]
                   .as<int>() == 1);
         common::db::migrate(c, "hub", files);
     }
     store_all(db.url(), {{"p1", order_json("U-2")}});
     job_event(db.url(), "U-2", "in_flight");
-    CHECK(events_after(db.url()) ==
-          std::vector<std::string>{"status:received:U-1", "job:in_flight:U-1", "status:received:U-2", "job:in_flight:U-2"});
+    CHECK(events_after(db.url()) == std::vector<std::string>{"status:received:U-1", "job:in_flight:U-1",
+                                                             "status:received:U-2", "job:in_flight:U-2"});
 }
 
 TEST_CASE("feed: every dashboard statement is valid against the migrated schema", "[feed]") {
