@@ -1,8 +1,10 @@
 #include "common/db/migrate.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <map>
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "common/crypto/digest.hpp"
 
@@ -13,6 +15,19 @@ struct Applied {
     std::string name;
     std::string checksum;
 };
+
+// Roles are cluster-wide: a migration that alters or grants one (0002, 0015) updates the same row of a shared
+// catalog from every database of the cluster, and PostgreSQL refuses the second of two concurrent updates with
+// "tuple concurrently updated" (an internal error, XX000) instead of waiting for the first. The file's transaction
+// rolled back whole, so it is run again, a few times, after a pause that grows: the other database's migration has
+// committed by then. (The advisory lock below is per database, so it does not order two databases' migrations.)
+constexpr int kAttempts = 5;
+constexpr std::chrono::milliseconds kFirstPause{20};
+
+bool concurrently_updated(const pqxx::sql_error& e) {
+    return e.sqlstate() == "XX000" &&
+           std::string_view(e.what()).find("tuple concurrently updated") != std::string_view::npos;
+}
 
 std::map<int, Applied> read_applied(pqxx::transaction_base& tx, const std::string& schema) {
     std::map<int, Applied> out;
@@ -116,12 +131,20 @@ MigrationReport migrate(pqxx::connection_base& conn, const std::string& schema, 
         pending[v] = &f;
     }
     for (const auto& [version, f] : pending) {
-        pqxx::work tx(conn);
-        tx.exec(with_role_names(f->sql, roles));
-        tx.exec_params(
-            "INSERT INTO " + tx.quote_name(schema) + ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
-            version, std::string(f->name), common::crypto::sha256_hex(f->sql));
-        tx.commit();
+        for (int attempt = 1;; ++attempt) {
+            try {
+                pqxx::work tx(conn);
+                tx.exec(with_role_names(f->sql, roles));
+                tx.exec_params("INSERT INTO " + tx.quote_name(schema) +
+                                   ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                               version, std::string(f->name), common::crypto::sha256_hex(f->sql));
+                tx.commit();
+                break;
+            } catch (const pqxx::sql_error& e) {
+                if (attempt >= kAttempts || !concurrently_updated(e)) throw;
+                std::this_thread::sleep_for(kFirstPause * attempt);
+            }
+        }
         report.applied.emplace_back(f->name);
     }
     return report;
