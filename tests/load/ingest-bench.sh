@@ -294,7 +294,8 @@ pg_stats_dump() {  # TITLE: statement by statement, since the last reset, into $
 # to the run that left it. The hub's rows, the peer's and pgbench's share one database, and autovacuum would
 # otherwise vacuum one side's rows inside the other side's window (after the peer's pgbench round, tens of µs per
 # order of the hub's next round). bench_vacuum, its PostgreSQL CPU divided by the previous run's stored orders
-# ($vacus_NAME, shown beside that run's CPU per order); then a checkpoint. Autovacuum that a run's own rows start inside its window stays in its CPU, as in production.
+# ($vacus_NAME, shown beside that run's CPU per order); then a checkpoint. Autovacuum that a run's own rows start
+# inside its window stays in its CPU, as in production.
 last_run=
 last_stored=0
 settle() {
