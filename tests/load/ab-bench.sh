@@ -8,10 +8,11 @@
 #   HUB_B_SQL="DROP INDEX hub.some_idx" tests/load/ab-bench.sh          # the same build, database b changed
 #
 # Each round: wrk (tests/load/ingest.lua, the interface's example order_created with a unique payload.id per
-# request) for BENCH_SECONDS against a, then the same against b, each after a vacuum of what the runs before left
-# (which autovacuum would otherwise do inside the next window) and a checkpoint. Per round and side: orders/s, p99,
-# CPU per stored order of the hub and of PostgreSQL (from /proc over the round), stored orders against the 200
-# answers; then b / a per pair for the PostgreSQL and hub CPU per order, and their medians.
+# request) for BENCH_SECONDS against a, then the same against b (b first in even rounds), each after a vacuum of
+# what the runs before left (which autovacuum would otherwise do inside the next window) and a checkpoint. Per
+# round and side: orders/s, p99, CPU per stored order of the hub and of PostgreSQL (from /proc over the round),
+# stored orders against the 200 answers; then b / a per pair for the PostgreSQL and hub CPU per order, and their
+# medians.
 #
 # Environment: HUB_A, HUB_B (default build/bin/orderhub for both); HUB_B_SQL, SQL run on database b after its
 # migration; BENCH_SECONDS (default 10); BENCH_ROUNDS (default 5); BENCH_CONNECTIONS (default 64);
@@ -69,7 +70,11 @@ echo "| round | side | orders/s | p99 ms | hub µs/order | PostgreSQL µs/order 
 echo "|---:|---|---:|---:|---:|---:|---|"
 : >"$work/rows"
 for r in $(seq "$rounds"); do
-  for v in a b; do
+  # a then b in odd rounds, b then a in even ones: a side that always ran second would meet the tables, WAL and
+  # checkpoints the first left behind in every pair.
+  order="a b"
+  [ $((r % 2)) = 0 ] && order="b a"
+  for v in $order; do
     # The vacuum the last run left to do, done now, or one side's rows are charged to the other's CPU per order
     # (more in each round as the tables grow). Then a checkpoint.
     bench_vacuum
