@@ -1,5 +1,5 @@
-// Rules of the hub's schema as a whole: ids, codes, states and hashes compare byte by byte
-// (sql/hub/0023_identifiers_compare_bytes.sql), also in tables that later migrations add.
+// Rules of the hub's and the reference POS's schemas as a whole: ids, codes, states and hashes compare byte by byte
+// (sql/hub/0023_identifiers_compare_bytes.sql, sql/pos/0003_…), also in tables that later migrations add.
 #include <algorithm>
 
 #include "tests/pg/hub_support.hpp"
@@ -9,15 +9,15 @@ using Kind = hub::ingest::StoreOutcome::Kind;
 
 namespace {
 
-/// "table.column" of the hub's text columns that are keys or name another row (a column of an index, of a
+/// "table.column" of the text columns of `schema` that are keys or name another row (a column of an index, of a
 /// constraint, or an `id` or `…_id`) and compare by a collation other than "C".
-std::vector<std::string> locale_compared_keys(pqxx::connection& c) {
+std::vector<std::string> locale_compared_keys(pqxx::connection& c, const std::string& schema = "hub") {
     std::vector<std::string> out;
-    for (const auto& row : pqxx::nontransaction(c).exec(R"(
+    for (const auto& row : pqxx::nontransaction(c).exec_params(R"(
             SELECT cl.relname || '.' || a.attname
             FROM pg_attribute a
             JOIN pg_class cl ON cl.oid = a.attrelid
-            WHERE cl.relnamespace = 'hub'::regnamespace AND cl.relkind IN ('r', 'p') AND NOT cl.relispartition
+            WHERE cl.relnamespace = $1::regnamespace AND cl.relkind IN ('r', 'p') AND NOT cl.relispartition
               AND a.attnum > 0 AND NOT a.attisdropped AND a.atttypid = 'text'::regtype
               AND a.attcollation <> (SELECT oid FROM pg_collation
                                      WHERE collname = 'C' AND collnamespace = 'pg_catalog'::regnamespace)
@@ -25,7 +25,8 @@ std::vector<std::string> locale_compared_keys(pqxx::connection& c) {
                    OR EXISTS (SELECT 1 FROM pg_index x WHERE x.indrelid = cl.oid AND a.attnum = ANY (x.indkey::int2[]))
                    OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = cl.oid AND a.attnum = ANY (k.conkey)
                                                               AND k.contype IN ('p', 'u', 'f')))
-            ORDER BY 1)"))
+            ORDER BY 1)",
+                                                               schema))
         out.push_back(row[0].as<std::string>());
     return out;
 }
@@ -99,4 +100,20 @@ TEST_CASE("schema: the upgrade to byte-compared ids keeps every row, trigger and
     CHECK(again[0].kind == Kind::duplicate);
     CHECK(again[0].order_id == first[0].order_id);
     CHECK(again[1].kind == Kind::created);
+}
+
+TEST_CASE("schema: every key and id column of the reference POS compares bytes, names and notes the database's",
+          "[schema]") {
+    tests::TempDatabase db;
+    pqxx::connection c(db.url());
+    const auto& files = common::db::migrations_pos();
+    const auto upgrade =
+        std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0003_"); });
+    REQUIRE(upgrade != files.end());
+    common::db::migrate(c, "pos", {files.begin(), upgrade});
+    CHECK(!locale_compared_keys(c, "pos").empty());  // what 0003 changes
+    common::db::migrate(c, "pos", files);
+    CHECK(locale_compared_keys(c, "pos").empty());
+    CHECK(collation_of(c, "pos.orders", "id") == "C");
+    CHECK(collation_of(c, "pos.orders", "customer_name") == "default");
 }
