@@ -128,12 +128,9 @@ TEST_CASE("feed: after the upgrade that reads status events from the log, each e
     // A database at 0021 holds status events copied into hub.dashboard_events; 0022 must neither lose nor repeat them.
     tests::TempDatabase db;
     const auto& files = common::db::migrations_hub();
-    const auto upgrade =
-        std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0022_"); });
-    REQUIRE(upgrade != files.end());
     {
         pqxx::connection c(db.url());
-        common::db::migrate(c, "hub", {files.begin(), upgrade});
+        common::db::migrate(c, "hub", tests::migrations_before(files, "0022_"));
         pqxx::work tx(c);
         tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
         tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");

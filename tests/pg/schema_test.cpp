@@ -1,7 +1,5 @@
 // Rules of the hub's and the reference POS's schemas as a whole: ids, codes, states and hashes compare byte by byte
 // (sql/hub/0023_identifiers_compare_bytes.sql, sql/pos/0003_…), also in tables that later migrations add.
-#include <algorithm>
-
 #include "tests/pg/hub_support.hpp"
 
 using namespace tests::hubdb;
@@ -69,13 +67,10 @@ TEST_CASE("schema: every key and id column of the hub compares bytes, people's t
 TEST_CASE("schema: the upgrade to byte-compared ids keeps every row, trigger and the boards' view", "[schema]") {
     tests::TempDatabase db;
     const auto& files = common::db::migrations_hub();
-    const auto upgrade =
-        std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0023_"); });
-    REQUIRE(upgrade != files.end());
     std::vector<std::string> before;
     {
         pqxx::connection c(db.url());
-        common::db::migrate(c, "hub", {files.begin(), upgrade});
+        common::db::migrate(c, "hub", tests::migrations_before(files, "0023_"));
         CHECK(!locale_compared_keys(c).empty());  // what this migration changes
         pqxx::work tx(c);
         tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
@@ -107,10 +102,7 @@ TEST_CASE("schema: every key and id column of the reference POS compares bytes, 
     tests::TempDatabase db;
     pqxx::connection c(db.url());
     const auto& files = common::db::migrations_pos();
-    const auto upgrade =
-        std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name.starts_with("0003_"); });
-    REQUIRE(upgrade != files.end());
-    common::db::migrate(c, "pos", {files.begin(), upgrade});
+    common::db::migrate(c, "pos", tests::migrations_before(files, "0003_"));
     CHECK(!locale_compared_keys(c, "pos").empty());  // what 0003 changes
     common::db::migrate(c, "pos", files);
     CHECK(locale_compared_keys(c, "pos").empty());

@@ -1,10 +1,15 @@
 #pragma once
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <pqxx/pqxx>
 #include <random>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/db/migrate.hpp"
 
 namespace tests {
 
@@ -55,5 +60,15 @@ private:
     std::string name_;
     std::string url_;
 };
+
+/// The migrations of `files` before the one whose name starts with `prefix` (such as "0023_"): what a database held
+/// before that upgrade, for the tests of the upgrade.
+inline std::vector<common::db::MigrationFile> migrations_before(const std::vector<common::db::MigrationFile>& files,
+                                                                std::string_view prefix) {
+    const auto upgrade =
+        std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.name.starts_with(prefix); });
+    REQUIRE(upgrade != files.end());
+    return {files.begin(), upgrade};
+}
 
 }  // namespace tests
