@@ -1,5 +1,5 @@
 -- Identifiers, codes, states and hashes compare byte by byte (COLLATE "C"); people's text (names, notes, addresses,
--- errors, details) keeps the database's collation.
+-- errors, details, emails) keeps the database's collation.
 --
 -- Every text column took the database's default collation, so each comparison in a B-tree of ids (the order's id,
 -- its partner, branch and brand, the external id, the job's state) went through the locale's strcoll(). Byte order
@@ -8,8 +8,8 @@
 -- created. It is also cheaper where the locale is a language's: 300 statements of 32 orders took 0.96 x the
 -- backend's CPU in a database whose default is ICU's en-US (under C.UTF-8 no change showed; docs/performance.md).
 -- Equality is the same under both (both are deterministic), so no stored row, unique key or answer changes. Lists
--- sorted by an id (branch list, map list, the boards' users by email) sort by bytes: under a language's locale ids that
--- differ in case or go beyond ASCII change places; under C.UTF-8 (code point order) nothing moves.
+-- sorted by an id (branch list, map list) sort by bytes: under a language's locale ids that differ in case or go
+-- beyond ASCII change places; under C.UTF-8 (code point order) nothing moves.
 --
 -- A column's collation changes with ALTER COLUMN TYPE, which refuses while a view or a trigger's column list or WHEN
 -- clause names the column: the view of the boards' events and the triggers that name columns are dropped and made
@@ -116,10 +116,11 @@ ALTER TABLE hub.dashboard_events
     ALTER COLUMN order_id TYPE text COLLATE "C",
     ALTER COLUMN branch_id TYPE text COLLATE "C",
     ALTER COLUMN kind TYPE text COLLATE "C";
+-- A board user's email stays in the database's collation: its CHECK (email = lower(email)) lowers letters beyond
+-- ASCII only there ("C" lowers A to Z alone).
 ALTER TABLE hub.dashboard_users
     ALTER COLUMN id TYPE text COLLATE "C",
-    ALTER COLUMN brand_id TYPE text COLLATE "C",
-    ALTER COLUMN email TYPE text COLLATE "C";
+    ALTER COLUMN brand_id TYPE text COLLATE "C";
 ALTER TABLE hub.dashboard_user_branches
     ALTER COLUMN user_id TYPE text COLLATE "C",
     ALTER COLUMN branch_id TYPE text COLLATE "C";

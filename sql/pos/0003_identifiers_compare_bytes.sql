@@ -1,4 +1,5 @@
--- Ids, emails, states and hashes compare byte by byte (COLLATE "C"); names and notes keep the database's collation.
+-- Ids, states and hashes compare byte by byte (COLLATE "C"); names, notes and emails keep the database's collation
+-- (emails are matched by lower(), which lowers letters beyond ASCII only there: "C" lowers A to Z alone).
 -- The hub's rule (sql/hub/0023_identifiers_compare_bytes.sql): an id has no order but its bytes, an index sorted by a
 -- locale's rules is wrong once the C library or ICU changes those rules, and a comparison through the locale costs a
 -- strcoll(). Equality is the same under both, so no row, key or answer changes. The indexes on the changed columns
@@ -20,13 +21,10 @@ ALTER TABLE pos.modifiers
     ALTER COLUMN brand_id TYPE text COLLATE "C",
     ALTER COLUMN id TYPE text COLLATE "C";
 ALTER TABLE pos.users
-    ALTER COLUMN email TYPE text COLLATE "C",
     ALTER COLUMN brand_id TYPE text COLLATE "C";
 ALTER TABLE pos.tokens
     ALTER COLUMN token_hash TYPE text COLLATE "C",
     ALTER COLUMN brand_id TYPE text COLLATE "C";
-ALTER TABLE pos.login_failures
-    ALTER COLUMN email TYPE text COLLATE "C";
 ALTER TABLE pos.orders
     ALTER COLUMN id TYPE text COLLATE "C",
     ALTER COLUMN brand_id TYPE text COLLATE "C",
