@@ -80,7 +80,8 @@ inline constexpr auto kSummaryColumns =
     "greatest(0, ceil(extract(epoch FROM j.accept_deadline - now())))::bigint END AS accept_seconds_left, " +
     iso("o.schedule_date") + " AS schedule_date, " + iso("o.created_at") +
     " AS created_at, coalesce(o.customer_name, '') AS customer_name, "
-    "(SELECT coalesce(sum(i.quantity), 0) FROM hub.order_items i WHERE i.order_id = o.id) AS item_count, o.test";
+    "(SELECT coalesce(sum((i->>'quantity')::int), 0) FROM jsonb_array_elements(o.lines->'items') i) AS item_count, "
+    "o.test";
 inline constexpr Sql kSummaryFrom =
     " FROM hub.orders o JOIN hub.partners p ON p.id = o.partner_id LEFT JOIN hub.forward_jobs j ON j.order_id = o.id";
 

@@ -10,7 +10,8 @@ using ingest::Kind;
 
 // x: the entries; c: the order_created entries with their branch and times; f: the first entry of each
 // (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent batches take
-// their unique-index locks in the same order; a manual-accept branch's job is held for its staff, sql/hub/0017);
+// their unique-index locks in the same order; a manual-accept branch's job is held for its staff, sql/hub/0017;
+// the order's items and options go into its own row, `lines`, as the document lists them, sql/hub/0024);
 // done: those actually inserted (ON CONFLICT skips a payload.id
 // stored before, or by a concurrent batch). Rows inserted by this statement are not visible to its own reads:
 // a payload.id that another entry of the batch inserted is found in `done`, one stored earlier in hub.orders.
@@ -47,30 +48,20 @@ ins AS (
     INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
                             payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
                             schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
-                            customer_name, customer_phone, customer_address, status_time, request_id, test)
+                            customer_name, customer_phone, customer_address, status_time, request_id, test, lines)
     SELECT id, p, ext, branch_id, brand_id, h, event_time,
            j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
            (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean, schedule_date,
            j->'car_data'->>'color', j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters',
            j->'car_data'->>'car_brand', j->'customer'->>'name', j->'customer'->>'phone',
-           j->'customer'->>'address', event_time, rq, test
+           j->'customer'->>'address', event_time, rq, test,
+           jsonb_build_object('items', j->'items', 'options', j->'options')
     FROM f ORDER BY p, ext
     ON CONFLICT (partner_id, external_id) DO NOTHING
     RETURNING id
 ),
 done AS MATERIALIZED (
     SELECT f.* FROM f JOIN ins ON ins.id = f.id
-),
-items AS (
-    INSERT INTO hub.order_items (order_id, line_no, item_id, quantity, price, note)
-    SELECT done.id, r.line_no, r.id, r.quantity, r.price, r.note
-    FROM done, jsonb_to_recordset(done.j->'items') AS r(line_no int, id text, quantity int, price numeric, note text)
-),
-options AS (
-    INSERT INTO hub.order_item_options (order_id, line_no, option_no, option_id, price, quantity)
-    SELECT done.id, r.line_no, r.option_no, r.id, r.price, r.quantity
-    FROM done, jsonb_to_recordset(done.j->'options')
-               AS r(line_no int, option_no int, id text, price numeric, quantity int)
 ),
 log AS (
     INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied, actor,

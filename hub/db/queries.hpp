@@ -152,16 +152,17 @@ SELECT o.id AS order_id, cl.attempts AS attempt, coalesce(b.pos_branch_id, b.id)
        o.customer_name, o.customer_phone, o.delivery_status, c.base_url, c.token_sealed, c.email, c.password_sealed, c.ca_file,
        c.environment, extract(epoch FROM o.created_at)::float8 AS stored_at, o.is_schedule, o.request_id,
        (SELECT json_agg(json_build_array(
-                   i.item_id, i.quantity, (i.price * 1000)::bigint, i.note, mi.pos_id,
-                   (SELECT coalesce(json_agg(json_build_array(x.option_id, (x.price * 1000)::bigint, x.quantity,
-                                                              mo.pos_id) ORDER BY x.option_no), '[]')
-                    FROM hub.order_item_options x
+                   i.id, i.quantity, (i.price * 1000)::bigint, i.note, mi.pos_id,
+                   (SELECT coalesce(json_agg(json_build_array(x.id, (x.price * 1000)::bigint, x.quantity, mo.pos_id)
+                                             ORDER BY x.option_no), '[]')
+                    FROM jsonb_to_recordset(o.lines->'options')
+                         AS x(line_no int, option_no int, id text, price numeric, quantity int)
                     LEFT JOIN hub.item_mappings mo
-                           ON mo.partner_id = o.partner_id AND mo.kind = 'option' AND mo.external_id = x.option_id
-                    WHERE x.order_id = i.order_id AND x.line_no = i.line_no)) ORDER BY i.line_no)
-        FROM hub.order_items i
-        LEFT JOIN hub.item_mappings mi ON mi.partner_id = o.partner_id AND mi.kind = 'item' AND mi.external_id = i.item_id
-        WHERE i.order_id = o.id) AS lines
+                           ON mo.partner_id = o.partner_id AND mo.kind = 'option' AND mo.external_id = x.id
+                    WHERE x.line_no = i.line_no)) ORDER BY i.line_no)
+        FROM jsonb_to_recordset(o.lines->'items') AS i(line_no int, id text, quantity int, price numeric, note text)
+        LEFT JOIN hub.item_mappings mi ON mi.partner_id = o.partner_id AND mi.kind = 'item' AND mi.external_id = i.id)
+       AS lines
 FROM claimed cl
 JOIN hub.orders o ON o.id = cl.order_id
 JOIN hub.branches b ON b.id = o.branch_id

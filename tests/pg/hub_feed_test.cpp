@@ -137,7 +137,7 @@ TEST_CASE("feed: after the upgrade that reads status events from the log, each e
         tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p1', 'P one', 'one', repeat('a', 64))");
         tx.commit();
     }
-    store_all(db.url(), {{"p1", order_json("U-1")}});
+    store_before_lines(db.url(), "p1", order_json("U-1"));
     job_event(db.url(), "U-1", "in_flight");
     {
         pqxx::connection c(db.url());

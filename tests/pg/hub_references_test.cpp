@@ -64,21 +64,31 @@ TEST_CASE("references: an order's items and options are never changed, and its j
             "SELECT (SELECT count(*) FROM hub.order_items) * 100 + (SELECT count(*) FROM "
             "hub.order_item_options) * 10 + (SELECT count(*) FROM hub.forward_jobs)");
     };
+    const auto lines = [&h] { return h.count("SELECT count(DISTINCT lines::text) * 10 + count(*) FROM hub.orders"); };
     const long long before = rows();
-    REQUIRE(before > 100);
+    REQUIRE(before == 221);  // two items, two options, one job
+    const long long lines_before = lines();
     pqxx::connection c(h.db.url());
-    CHECK(outcome_of(c, "UPDATE hub.order_items SET quantity = 9") == "denied");
-    CHECK(outcome_of(c, "DELETE FROM hub.order_items") == "denied");
-    CHECK(outcome_of(c, "TRUNCATE hub.order_items CASCADE") == "denied");
-    CHECK(outcome_of(c, "UPDATE hub.order_item_options SET quantity = 9") == "denied");
-    CHECK(outcome_of(c, "DELETE FROM hub.order_item_options") == "denied");
-    CHECK(outcome_of(c, "TRUNCATE hub.order_item_options") == "denied");
-    CHECK(outcome_of(c, "SET LOCAL session_replication_role = replica; DELETE FROM hub.order_items") == "denied");
+    // Kept in the order's row (sql/hub/0024): changed by no role, whatever the session's replication role.
+    CHECK(outcome_of(c, "UPDATE hub.orders SET lines = jsonb_set(lines, '{items,0,quantity}', '9')") == "denied");
+    CHECK(outcome_of(c, R"(UPDATE hub.orders SET lines = '{"items": [], "options": []}')") == "denied");
+    CHECK(outcome_of(c, "SET LOCAL session_replication_role = replica; UPDATE hub.orders SET lines = '{}'") ==
+          "denied");
+    // The tables they were kept in before are read-only views now.
+    CHECK(outcome_of(c, "UPDATE hub.order_items SET quantity = 9").find("cannot update view") != std::string::npos);
+    CHECK(outcome_of(c, "DELETE FROM hub.order_items").find("cannot delete from view") != std::string::npos);
+    CHECK(outcome_of(c,
+                     "INSERT INTO hub.order_item_options (order_id, line_no, option_no, option_id, price, quantity) "
+                     "VALUES ('" +
+                         id + "', 0, 9, 'x', 1, 1)")
+              .find("cannot insert into view") != std::string::npos);
     CHECK(outcome_of(c, "UPDATE hub.forward_jobs SET order_id = 'elsewhere'").find("keeps its order") !=
           std::string::npos);
     CHECK(rows() == before);
+    CHECK(lines() == lines_before);
     CHECK(h.count("SELECT count(*) FROM hub.forward_jobs WHERE order_id = '" + id + "'") == 1);
-    // The job's own columns still change (a claim, an end).
+    // The order's and the job's own columns still change (a status, a claim, an end).
+    CHECK(outcome_of(c, "UPDATE hub.orders SET delivery_status = 'assigned', lines = lines") == "ok");
     CHECK(outcome_of(c, "UPDATE hub.forward_jobs SET attempts = attempts + 1") == "ok");
 }
 

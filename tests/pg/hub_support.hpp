@@ -11,6 +11,7 @@
 #include "common/db/pool.hpp"
 #include "common/json/parse.hpp"
 #include "hub/db/queries.hpp"
+#include "hub/ingest/order_document.hpp"
 #include "hub/ingest/store.hpp"
 #include "tests/pg/support.hpp"
 
@@ -101,6 +102,49 @@ inline std::string update_json(const std::string& order_id, const std::string& s
                                const std::string& branch = "B1") {
     return R"({"event":"order_updated","event_time":")" + time + R"(","branch_id":")" + branch +
            R"(","payload":{"order_id":")" + order_id + R"(","status":")" + status + R"("}})";
+}
+
+/// Stores an order_created body as a hub before sql/hub/0024 did, with plain SQL: the order row, one row per item in
+/// hub.order_items and per option in hub.order_item_options, its first status-log row and its job; returns the
+/// order's id. For the upgrade tests, whose databases start at a schema older than the one insert_orders writes.
+/// The payload hash is the hub's, so the same body sent after the upgrade is a duplicate.
+inline std::string store_before_lines(const std::string& url, const std::string& partner, const std::string& body) {
+    const auto v = validated(body);
+    const auto& order = std::get<::hub::ingest::OrderCreated>(v.payload);
+    pqxx::connection c(url);
+    pqxx::work tx(c);
+    const auto id = tx.exec_params1(R"(
+        WITH d AS (SELECT $3::jsonb AS j),
+        o AS (
+            INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
+                                    payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
+                                    schedule_date, customer_name, customer_phone, status_time)
+            SELECT gen_random_uuid()::text, $1, j->>'external_id', b.id, b.brand_id, $2, now(), j->>'payment_method',
+                   j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
+                   (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean,
+                   (j->>'schedule_date')::timestamp AT TIME ZONE 'UTC', j->'customer'->>'name',
+                   j->'customer'->>'phone', now()
+            FROM d JOIN hub.branches b ON b.id = j->>'branch_id'
+            RETURNING id, branch_id, brand_id),
+        i AS (
+            INSERT INTO hub.order_items (order_id, line_no, item_id, quantity, price, note)
+            SELECT o.id, r.line_no, r.id, r.quantity, r.price, r.note
+            FROM o, d, jsonb_to_recordset(d.j->'items') AS r(line_no int, id text, quantity int, price numeric, note text)),
+        x AS (
+            INSERT INTO hub.order_item_options (order_id, line_no, option_no, option_id, price, quantity)
+            SELECT o.id, r.line_no, r.option_no, r.id, r.price, r.quantity
+            FROM o, d, jsonb_to_recordset(d.j->'options')
+                       AS r(line_no int, option_no int, id text, price numeric, quantity int)),
+        l AS (
+            INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
+            SELECT id, branch_id, $1, 'received', 'platform', now(), true FROM o),
+        jb AS (INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since) SELECT id, brand_id, now(), now() FROM o)
+        SELECT id FROM o)",
+                                    partner, ::hub::ingest::payload_hash(v.envelope, order),
+                                    boost::json::serialize(::hub::ingest::order_document(v.envelope, order)))[0]
+                        .as<std::string>();
+    tx.commit();
+    return id;
 }
 
 /// `url` with its user name replaced (URIs of the form postgresql://user@host:port/db).
