@@ -2,7 +2,7 @@
 # Ingestion benchmark (issues 8 and 23), one run on this machine, in under 10 minutes:
 #   1. pgbench, 64 clients: the hub's per-order inserts (tests/load/pgbench-order.sql) one order per transaction,
 #      then 100 orders per transaction (the batched limit); 1 client, one order per transaction (latency); and,
-#      for comparison, the same rows of 100 orders in five multi-row statements (tests/load/pgbench-order-set.sql);
+#      for comparison, the same rows of 100 orders in three multi-row statements (tests/load/pgbench-order-set.sql);
 #   2. `orderhub serve --role api` under wrk (tests/load/ingest.lua: the interface's example order_created with a
 #      unique payload.id per request) at 1, 16 and 256 connections;
 #   3. side by side with the peer a user would pick instead (issue 23; $PEER_DIR/README.md): the Fastify peer
@@ -174,7 +174,7 @@ run_pgbench() {  # name clients script orders-per-tx seconds
 run_pgbench pgbench_1 64 tx1.sql 1 "$secs"
 run_pgbench pgbench_100 64 tx100.sql 100 "$secs"
 run_pgbench pgbench_1c1 1 tx1.sql 1 "$short"
-# For comparison: the same rows of 100 orders in five multi-row statements (the set-based limit).
+# For comparison: the same rows of 100 orders in three multi-row statements (the set-based limit).
 run_pgbench pgbench_set100 64 set100.sql 100 "$secs"
 
 # ---- orderhub under wrk ----
