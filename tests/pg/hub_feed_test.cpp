@@ -128,15 +128,7 @@ TEST_CASE("feed: after the upgrade that reads status events from the log, each e
     // A database at 0021 holds status events copied into hub.dashboard_events; 0022 must neither lose nor repeat them.
     tests::TempDatabase db;
     const auto& files = common::db::migrations_hub();
-    {
-        pqxx::connection c(db.url());
-        common::db::migrate(c, "hub", tests::migrations_before(files, "0022_"));
-        pqxx::work tx(c);
-        tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
-        tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
-        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p1', 'P one', 'one', repeat('a', 64))");
-        tx.commit();
-    }
+    migrate_hub_before(db, "0022_");
     store_before_lines(db.url(), "p1", order_json("U-1"));
     job_event(db.url(), "U-1", "in_flight");
     {

@@ -40,6 +40,18 @@ struct HubDb {
     }
 };
 
+/// For upgrade tests: `db` migrated up to, not including, the hub migration whose file name starts with `prefix`,
+/// with HubDb's brand BR, branch B1 and partner p1.
+inline void migrate_hub_before(tests::TempDatabase& db, const std::string& prefix) {
+    pqxx::connection c(db.url());
+    common::db::migrate(c, "hub", tests::migrations_before(common::db::migrations_hub(), prefix));
+    pqxx::work tx(c);
+    tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
+    tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
+    tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p1', 'P one', 'one', repeat('a', 64))");
+    tx.commit();
+}
+
 inline std::string order_json(const std::string& id, const std::string& branch = "B1",
                               const std::string& name = "Sara") {
     return R"({"event":"order_created","event_time":"2024-05-01 18:02:11","branch_id":")" + branch +

@@ -11,26 +11,27 @@ using Kind = hub::ingest::StoreOutcome::Kind;
 
 namespace {
 
-// order_json()'s lines, as hub.order_items and hub.order_item_options hold them: order, line, id, quantity, price,
-// note or option.
-std::vector<std::string> item_rows(const std::string& url) {
+/// The first column of `sql`'s rows, as text.
+std::vector<std::string> strings(const std::string& url, const std::string& sql) {
     pqxx::connection c(url);
     std::vector<std::string> out;
-    for (const auto& r : pqxx::nontransaction(c).exec(
-             "SELECT o.external_id || '|' || i.line_no || '|' || i.item_id || '|' || i.quantity || '|' || i.price || "
-             "'|' || i.note FROM hub.order_items i JOIN hub.orders o ON o.id = i.order_id ORDER BY 1"))
-        out.push_back(r[0].as<std::string>());
+    for (const auto& r : pqxx::nontransaction(c).exec(sql)) out.push_back(r[0].as<std::string>());
     return out;
 }
 
+// order_json()'s lines as hub.order_items and hub.order_item_options hold them: order, line, item id, quantity,
+// price, note; order, line, option number, option id, price, quantity.
+std::vector<std::string> item_rows(const std::string& url) {
+    return strings(url,
+                   "SELECT o.external_id || '|' || i.line_no || '|' || i.item_id || '|' || i.quantity || '|' || "
+                   "i.price || '|' || i.note FROM hub.order_items i JOIN hub.orders o ON o.id = i.order_id ORDER BY 1");
+}
+
 std::vector<std::string> option_rows(const std::string& url) {
-    pqxx::connection c(url);
-    std::vector<std::string> out;
-    for (const auto& r : pqxx::nontransaction(c).exec(
-             "SELECT o.external_id || '|' || x.line_no || '|' || x.option_no || '|' || x.option_id || '|' || x.price "
-             "|| '|' || x.quantity FROM hub.order_item_options x JOIN hub.orders o ON o.id = x.order_id ORDER BY 1"))
-        out.push_back(r[0].as<std::string>());
-    return out;
+    return strings(url,
+                   "SELECT o.external_id || '|' || x.line_no || '|' || x.option_no || '|' || x.option_id || '|' || "
+                   "x.price || '|' || x.quantity FROM hub.order_item_options x JOIN hub.orders o ON o.id = x.order_id "
+                   "ORDER BY 1");
 }
 
 const std::vector<std::string> kItems{"L-1|0|burger|2|18.250|", "L-1|1|fries|1|5.000|"};
@@ -71,15 +72,7 @@ TEST_CASE("lines: an order's items and options are written into its row and read
 TEST_CASE("lines: the upgrade that keeps items and options in the order's row keeps every line", "[lines]") {
     tests::TempDatabase db;
     const auto& files = common::db::migrations_hub();
-    {
-        pqxx::connection c(db.url());
-        common::db::migrate(c, "hub", tests::migrations_before(files, "0024_"));
-        pqxx::work tx(c);
-        tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
-        tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
-        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p1', 'P one', 'one', repeat('a', 64))");
-        tx.commit();
-    }
+    migrate_hub_before(db, "0024_");
     const std::string first = store_before_lines(db.url(), "p1", order_json("L-1"));
     REQUIRE(item_rows(db.url()) == kItems);  // the tables as they were
     REQUIRE(option_rows(db.url()) == kOptions);

@@ -74,16 +74,11 @@ TEST_CASE("schema: every key and id column of the hub compares bytes, people's t
 TEST_CASE("schema: the upgrade to byte-compared ids keeps every row, trigger and the boards' view", "[schema]") {
     tests::TempDatabase db;
     const auto& files = common::db::migrations_hub();
+    migrate_hub_before(db, "0023_");
     std::vector<std::string> before;
     {
         pqxx::connection c(db.url());
-        common::db::migrate(c, "hub", tests::migrations_before(files, "0023_"));
         CHECK(!locale_compared_keys(c).empty());  // what this migration changes
-        pqxx::work tx(c);
-        tx.exec("INSERT INTO hub.brands (id, name) VALUES ('BR', 'Brand')");
-        tx.exec("INSERT INTO hub.branches (id, brand_id, name) VALUES ('B1', 'BR', 'One')");
-        tx.exec("INSERT INTO hub.partners (id, name, label, key_hash) VALUES ('p1', 'P one', 'one', repeat('a', 64))");
-        tx.commit();
         before = triggers(c);
     }
     const std::string first = store_before_lines(db.url(), "p1", order_json("U-1"));
