@@ -1,7 +1,7 @@
 -- Performance (issue 23), measured in docs/performance.md: an order's items and options are kept in its own row,
 -- hub.orders.lines, instead of one row per item in hub.order_items and one per option in hub.order_item_options.
--- The interface's example order wrote four rows and four index entries for them; it now writes none: the group
--- commit's one backend spent about 14 % of its CPU per order on them. The lines are still written once, in the
+-- The interface's example order wrote four rows and four index entries for them; it now writes none (in a statement
+-- of 32 orders run alone, about 14 % of the backend's CPU; in the hub, PostgreSQL's CPU per order 0.93 to 0.96 x). The lines are still written once, in the
 -- transaction that stores the order, and never changed (the trigger below; 0019 guarded the two tables the same way).
 --
 -- lines = {"items": [{line_no, id, quantity, price, note}], "options": [{line_no, option_no, id, price, quantity}]}:

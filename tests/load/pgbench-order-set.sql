@@ -1,7 +1,7 @@
 -- The batched limit written set-based: the rows of 100 orders as tests/load/pgbench-order.sql writes them (the
 -- order with its 2 items and its option in its row, the first status-log row, the forwarding job), in one
--- transaction of three multi-row INSERT ... SELECT statements, as the hub's insert_orders statement writes a batch. For comparison
--- only (tests/load/ingest-bench.sh runs it after the one-order-per-statement runs). @PARTNER@ is replaced with
+-- transaction of three multi-row INSERT ... SELECT statements, as the hub's insert_orders statement writes a batch.
+-- For comparison only (tests/load/ingest-bench.sh runs it after the one-order-per-statement runs). @PARTNER@ is replaced with
 -- the provisioned partner's id; :n is a per-client counter (pgbench -D n=0).
 \set n :n + 1
 \set base :client_id * 1000000000 + :n * 100

@@ -130,14 +130,22 @@ inline std::string store_before_lines(const std::string& url, const std::string&
         o AS (
             INSERT INTO hub.orders (id, partner_id, external_id, branch_id, brand_id, payload_hash, event_time,
                                     payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
-                                    schedule_date, customer_name, customer_phone, status_time)
-            SELECT gen_random_uuid()::text, $1, j->>'external_id', b.id, b.brand_id, $2, now(), j->>'payment_method',
-                   j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
-                   (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean,
-                   (j->>'schedule_date')::timestamp AT TIME ZONE 'UTC', j->'customer'->>'name',
-                   j->'customer'->>'phone', now()
-            FROM d JOIN hub.branches b ON b.id = j->>'branch_id'
-            RETURNING id, branch_id, brand_id),
+                                    schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
+                                    customer_name, customer_phone, customer_address, status_time)
+            SELECT gen_random_uuid()::text, $1, j->>'external_id', b.id, b.brand_id, $2, t.event_time,
+                   j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric,
+                   (j->>'tax')::numeric, (j->>'discount')::numeric, (j->>'total')::numeric,
+                   (j->>'is_schedule')::boolean, t.schedule_date, j->'car_data'->>'color',
+                   j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters', j->'car_data'->>'car_brand',
+                   j->'customer'->>'name', j->'customer'->>'phone', j->'customer'->>'address', t.event_time
+            FROM d JOIN hub.branches b ON b.id = j->>'branch_id',
+            -- Times without an offset are in the partner's zone: UTC for the test partners.
+            LATERAL (SELECT CASE WHEN (j->>'event_time_has_offset')::boolean THEN (j->>'event_time')::timestamptz
+                                 ELSE (j->>'event_time')::timestamp AT TIME ZONE 'UTC' END AS event_time,
+                            CASE WHEN j->>'schedule_date' IS NULL THEN NULL
+                                 WHEN (j->>'schedule_date_has_offset')::boolean THEN (j->>'schedule_date')::timestamptz
+                                 ELSE (j->>'schedule_date')::timestamp AT TIME ZONE 'UTC' END AS schedule_date) t
+            RETURNING id, branch_id, brand_id, event_time),
         i AS (
             INSERT INTO hub.order_items (order_id, line_no, item_id, quantity, price, note)
             SELECT o.id, r.line_no, r.id, r.quantity, r.price, r.note
@@ -149,7 +157,7 @@ inline std::string store_before_lines(const std::string& url, const std::string&
                        AS r(line_no int, option_no int, id text, price numeric, quantity int)),
         l AS (
             INSERT INTO hub.order_status_log (order_id, branch_id, partner_id, status, source, event_time, applied)
-            SELECT id, branch_id, $1, 'received', 'platform', now(), true FROM o),
+            SELECT id, branch_id, $1, 'received', 'platform', event_time, true FROM o),
         jb AS (INSERT INTO hub.forward_jobs (order_id, brand_id, due_at, due_since) SELECT id, brand_id, now(), now() FROM o)
         SELECT id FROM o)",
                                     partner, ::hub::ingest::payload_hash(v.envelope, order),

@@ -96,4 +96,11 @@ TEST_CASE("lines: the upgrade that keeps items and options in the order's row ke
     CHECK(again[0].order_id == first);
     CHECK(again[1].kind == Kind::created);
     CHECK(items_json(db.url(), again[1].order_id) == kItemsJson);
+    // The order written as before the upgrade (store_before_lines) holds what insert_orders writes for the same body.
+    CHECK(
+        strings(db.url(),
+                "SELECT count(DISTINCT (payment_method, order_type, note, subtotal, tax, discount, total, is_schedule, "
+                "event_time, schedule_date, car_color, car_plate_number, car_plate_letters, car_brand, customer_name, "
+                "customer_phone, customer_address, status_time))::text FROM hub.orders") ==
+        std::vector<std::string>{"1"});
 }
