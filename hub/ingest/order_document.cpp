@@ -1,9 +1,11 @@
 #include "hub/ingest/order_document.hpp"
 
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
 
-#include <array>
+#include <charconv>
+#include <optional>
+#include <string_view>
 
 #include "common/crypto/digest.hpp"
 
@@ -13,17 +15,14 @@ namespace {
 // The keys of an order's document (canonical() and add_event_time()): reserved at once, so no rehash.
 constexpr std::size_t kDocumentKeys = 18;
 
-// A parsed webhook's canonical form takes about 3 KiB; beyond this buffer the arena takes from the heap.
-constexpr std::size_t kArenaBytes = 4096;
-
-boost::json::value optional_text(const std::optional<std::string>& s, const boost::json::storage_ptr& sp) {
-    return s ? boost::json::value(*s, sp) : boost::json::value(nullptr, sp);
+boost::json::value optional_text(const std::optional<std::string>& s) {
+    return s ? boost::json::value(*s) : boost::json::value(nullptr);
 }
 
-// Everything but the event time, in a fixed key order: the canonical form that payload_hash() digests. Every
-// value comes from `sp`; changing a key, its order or a value's form changes the hash of every stored order.
-boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, const boost::json::storage_ptr& sp) {
-    boost::json::object d(kDocumentKeys, sp);
+// Everything but the event time, in a fixed key order: the canonical form that payload_hash() digests. Changing a
+// key, its order or a value's form changes the hash of every stored order (and DocumentWriter must follow).
+boost::json::object canonical(const Envelope& envelope, const OrderCreated& o) {
+    boost::json::object d(kDocumentKeys);
     d["branch_id"] = envelope.branch_id;
     d["external_id"] = o.external_id;
     d["payment_method"] = o.payment_method;
@@ -34,10 +33,10 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
     d["discount"] = format_money(o.discount);
     d["total"] = format_money(o.total);
     d["is_schedule"] = o.is_schedule;
-    d["schedule_date"] = o.schedule_date ? boost::json::value(o.schedule_date->to_sql(), sp) : nullptr;
+    d["schedule_date"] = o.schedule_date ? boost::json::value(o.schedule_date->to_sql()) : nullptr;
     d["schedule_date_has_offset"] = o.schedule_date && o.schedule_date->offset_minutes.has_value();
     if (o.car_data) {
-        boost::json::object car(4, sp);
+        boost::json::object car(4);
         car["color"] = o.car_data->color;
         car["plate_number"] = o.car_data->plate_number;
         car["plate_letters"] = o.car_data->plate_letters;
@@ -47,20 +46,20 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
         d["car_data"] = nullptr;
     }
     if (o.customer) {
-        boost::json::object customer(3, sp);
+        boost::json::object customer(3);
         customer["name"] = o.customer->name;
         customer["phone"] = o.customer->phone;
-        customer["address"] = optional_text(o.customer->address, sp);
+        customer["address"] = optional_text(o.customer->address);
         d["customer"] = std::move(customer);
     } else {
         d["customer"] = nullptr;
     }
-    boost::json::array items(sp);
-    boost::json::array options(sp);
+    boost::json::array items;
+    boost::json::array options;
     items.reserve(o.items.size());
     for (std::size_t i = 0; i < o.items.size(); ++i) {
         const auto& it = o.items[i];
-        boost::json::object item(5, sp);
+        boost::json::object item(5);
         item["line_no"] = i;
         item["id"] = it.id;
         item["quantity"] = it.quantity;
@@ -69,7 +68,7 @@ boost::json::object canonical(const Envelope& envelope, const OrderCreated& o, c
         items.push_back(std::move(item));
         for (std::size_t k = 0; k < it.options.size(); ++k) {
             const auto& op = it.options[k];
-            boost::json::object option(5, sp);
+            boost::json::object option(5);
             option["line_no"] = i;
             option["option_no"] = k;
             option["id"] = op.id;
@@ -92,28 +91,174 @@ void add_event_time(boost::json::object& d, const Envelope& envelope) {
 }  // namespace
 
 boost::json::object order_document(const Envelope& envelope, const OrderCreated& order) {
-    auto d = canonical(envelope, order, {});
+    auto d = canonical(envelope, order);
     add_event_time(d, envelope);
     return d;
 }
 
 std::string payload_hash(const Envelope& envelope, const OrderCreated& order) {
-    return common::crypto::sha256_hex(boost::json::serialize(canonical(envelope, order, {})));
+    return common::crypto::sha256_hex(boost::json::serialize(canonical(envelope, order)));
 }
 
+namespace {
+
+/// Writes the canonical document's text straight from the validated order, in the keys and forms of canonical()
+/// and add_event_time(), with Boost.JSON's serializer for every string: the text boost::json::serialize() gives for
+/// order_document(), without building that document first (on the ingest path the document, its strings and its
+/// serialization were about a tenth of the hub's instructions per order). tests/unit/order_document_test.cpp holds
+/// the two equal for many shapes of order.
+class DocumentWriter {
+public:
+    explicit DocumentWriter(std::string& out) : out_(out) {}
+
+    void raw(std::string_view text) { out_.append(text); }
+    void key(std::string_view quoted_key_and_colon) { out_.append(quoted_key_and_colon); }
+
+    void text(std::string_view s) {
+        // At most six characters per byte (\u00XX) and the quotes: one read writes it all.
+        const std::size_t at = out_.size();
+        const std::size_t room = s.size() * 6 + 2;
+        out_.resize(at + room);
+        serializer_.reset(boost::json::string_view(s.data(), s.size()));
+        const auto written = serializer_.read(out_.data() + at, room);
+        out_.resize(at + written.size());
+        while (!serializer_.done()) {  // not expected: the room above is the most a string can take
+            char more[64];
+            out_.append(serializer_.read(more));
+        }
+    }
+    void optional_text(const std::optional<std::string>& s) { s ? text(*s) : raw("null"); }
+    void money(Money amount) {
+        out_ += '"';
+        append_money(out_, amount);
+        out_ += '"';
+    }
+    void number(std::int64_t n) { append_integer(n); }
+    void number(std::size_t n) { append_integer(n); }
+    void boolean(bool b) { raw(b ? "true" : "false"); }
+
+private:
+    template <class Integer>
+    void append_integer(Integer n) {
+        char digits[24];
+        out_.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+    }
+
+    std::string& out_;
+    boost::json::serializer serializer_;
+};
+
+/// The canonical form's text (canonical(), serialized), without the closing brace.
+void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCreated& o) {
+    w.key("{\"branch_id\":");
+    w.text(envelope.branch_id);
+    w.key(",\"external_id\":");
+    w.text(o.external_id);
+    w.key(",\"payment_method\":");
+    w.text(o.payment_method);
+    w.key(",\"order_type\":");
+    w.text(o.order_type);
+    w.key(",\"note\":");
+    w.text(o.note);
+    w.key(",\"subtotal\":");
+    w.money(o.subtotal);
+    w.key(",\"tax\":");
+    w.money(o.tax);
+    w.key(",\"discount\":");
+    w.money(o.discount);
+    w.key(",\"total\":");
+    w.money(o.total);
+    w.key(",\"is_schedule\":");
+    w.boolean(o.is_schedule);
+    w.key(",\"schedule_date\":");
+    if (o.schedule_date)
+        w.text(o.schedule_date->to_sql());
+    else
+        w.raw("null");
+    w.key(",\"schedule_date_has_offset\":");
+    w.boolean(o.schedule_date && o.schedule_date->offset_minutes.has_value());
+    w.key(",\"car_data\":");
+    if (o.car_data) {
+        w.key("{\"color\":");
+        w.text(o.car_data->color);
+        w.key(",\"plate_number\":");
+        w.text(o.car_data->plate_number);
+        w.key(",\"plate_letters\":");
+        w.text(o.car_data->plate_letters);
+        w.key(",\"car_brand\":");
+        w.text(o.car_data->car_brand);
+        w.raw("}");
+    } else {
+        w.raw("null");
+    }
+    w.key(",\"customer\":");
+    if (o.customer) {
+        w.key("{\"name\":");
+        w.text(o.customer->name);
+        w.key(",\"phone\":");
+        w.text(o.customer->phone);
+        w.key(",\"address\":");
+        w.optional_text(o.customer->address);
+        w.raw("}");
+    } else {
+        w.raw("null");
+    }
+    w.key(",\"items\":[");
+    for (std::size_t i = 0; i < o.items.size(); ++i) {
+        const auto& it = o.items[i];
+        w.key(i == 0 ? "{\"line_no\":" : ",{\"line_no\":");
+        w.number(i);
+        w.key(",\"id\":");
+        w.text(it.id);
+        w.key(",\"quantity\":");
+        w.number(it.quantity);
+        w.key(",\"price\":");
+        w.money(it.price);
+        w.key(",\"note\":");
+        w.text(it.note);
+        w.raw("}");
+    }
+    w.key("],\"options\":[");
+    bool first = true;
+    for (std::size_t i = 0; i < o.items.size(); ++i) {
+        for (std::size_t k = 0; k < o.items[i].options.size(); ++k) {
+            const auto& op = o.items[i].options[k];
+            w.key(first ? "{\"line_no\":" : ",{\"line_no\":");
+            first = false;
+            w.number(i);
+            w.key(",\"option_no\":");
+            w.number(k);
+            w.key(",\"id\":");
+            w.text(op.id);
+            w.key(",\"price\":");
+            w.money(op.price);
+            w.key(",\"quantity\":");
+            w.number(op.quantity);
+            w.raw("}");
+        }
+    }
+    w.raw("]");
+}
+
+/// Text of about this size holds the example order's document; a larger order grows it.
+constexpr std::size_t kDocumentReserve = 1024;
+
+}  // namespace
+
 OrderForms order_forms(const Envelope& envelope, const OrderCreated& order) {
-    std::array<unsigned char, kArenaBytes> buffer;
-    boost::json::monotonic_resource arena(buffer.data(), buffer.size());
-    const boost::json::storage_ptr sp(&arena);
     OrderForms out;
-    // One document, serialized once: the canonical text is hashed, then closed with the event time.
-    out.document = boost::json::serialize(canonical(envelope, order, sp));
+    out.document.reserve(kDocumentReserve);
+    DocumentWriter w(out.document);
+    write_canonical(w, envelope, order);
+    // The canonical text is hashed as a whole document, then continued with the event time.
+    w.raw("}");
     out.hash = common::crypto::sha256_hex(out.document);
-    boost::json::object tail(2, sp);
-    add_event_time(tail, envelope);
-    const std::string rest = boost::json::serialize(tail);  // {"event_time":...}: never empty
     out.document.back() = ',';
-    out.document.append(rest, 1, std::string::npos);
+    w.key("\"event_time\":");
+    w.text(envelope.event_time.to_sql());
+    w.key(",\"event_time_has_offset\":");
+    w.boolean(envelope.event_time.offset_minutes.has_value());
+    w.raw("}");
     return out;
 }
 

@@ -19,7 +19,8 @@ boost::json::object order_document(const Envelope& envelope, const OrderCreated&
 std::string payload_hash(const Envelope& envelope, const OrderCreated& order);
 
 /// Both forms of an order as the ingest path stores them: `hash` is payload_hash(), `document` the JSON text of
-/// order_document() (the same keys in the same order), built from one document in one arena.
+/// order_document() (the same keys in the same order), written straight from the order without building either
+/// document (the ingest path's form; tests/unit/order_document_test.cpp holds it equal to the two above).
 struct OrderForms {
     std::string hash;
     std::string document;

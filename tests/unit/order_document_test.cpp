@@ -1,6 +1,8 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <limits>
+#include <random>
 
 #include "common/json/parse.hpp"
 #include "hub/ingest/money.hpp"
@@ -21,7 +23,10 @@ Validated parse(const std::string& text) {
     auto p = common::json::parse_strict(text);
     REQUIRE(p.value);
     auto v = validate_webhook(*p.value);
+    std::string problems;
+    for (const auto& e : v.errors) problems += e.path + ": " + e.message + "; ";
     INFO(text);
+    INFO(problems);
     REQUIRE(v.value);
     return *v.value;
 }
@@ -137,6 +142,79 @@ TEST_CASE("order forms: the ingest path's hash and document are payload_hash() a
     bare.at("payload").at("is_schedule") = 0;
     bare.at("payload").at("items").at(0).at("options") = boost::json::array();
     forms_of(bare);
+}
+
+TEST_CASE("order forms: written straight from the order, the same text for random orders and every character",
+          "[ingest]") {
+    // order_forms() writes the document's text itself; order_document() builds it with Boost.JSON. Random orders
+    // (a fixed seed) with text from every control character but NUL, quotes, backslashes and multi-byte UTF-8, any
+    // number of items and options, every optional part present or absent.
+    std::mt19937 rng(20261128);
+    const std::vector<std::string> pieces = [] {
+        std::vector<std::string> p;
+        for (int c = 1; c < 0x20; ++c) p.emplace_back(1, static_cast<char>(c));  // NUL is refused
+        for (const char* t : {"\x7f", "\"", "\\", "/", "a", "Z", "0", " ", "\u00e9", "\U0001F600", "\u2028", "</"})
+            p.emplace_back(t);
+        return p;
+    }();
+    auto text = [&](std::size_t max) {
+        std::string t;
+        const std::size_t n = std::uniform_int_distribution<std::size_t>(0, max)(rng);
+        while (t.size() < n) t += pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng)];
+        return t;
+    };
+    auto id = [&] { return "i" + text(40); };  // ids must not be empty
+    auto money = [&] { return std::uniform_int_distribution<int>(0, 2'000'000)(rng) / 1000.0; };
+    auto coin = [&] { return std::uniform_int_distribution<int>(0, 1)(rng) == 1; };
+    for (int round = 0; round < 300; ++round) {
+        auto b = base();
+        auto& p = b.at("payload").as_object();
+        b.at("branch_id") = id();
+        p["id"] = id();
+        p["note"] = text(80);
+        p["subtotal"] = money();
+        p["tax"] = money();
+        p["discount"] = money();
+        p["total"] = money();
+        if (coin()) {
+            p["is_schedule"] = 0;
+            p["schedule_date"] = nullptr;
+        }
+        if (coin()) b.at("event_time") = "2024-05-01T18:02:11.125-04:30";
+        p["car_data"] = coin() ? boost::json::value(nullptr)
+                               : boost::json::value({{"color", coin() ? "#a0F" : "#00ff7A"},
+                                                     {"plate_number", text(20)},
+                                                     {"plate_letters", text(20)},
+                                                     {"car_brand", text(20)}});
+        if (coin())
+            p["customer"] = nullptr;
+        else
+            p["customer"] = {{"name", text(60)},
+                             {"phone", "+966500000001"},
+                             {"address", coin() ? boost::json::value(nullptr) : boost::json::value(text(200))}};
+        boost::json::array items;
+        const int item_count = std::uniform_int_distribution<int>(1, 6)(rng);
+        for (int i = 0; i < item_count; ++i) {
+            boost::json::array options;
+            const int option_count = std::uniform_int_distribution<int>(0, 4)(rng);
+            for (int k = 0; k < option_count; ++k)
+                options.push_back({{"id", id()},
+                                   {"price", money() / 100},
+                                   {"quantity", std::uniform_int_distribution<int>(1, 9)(rng)}});
+            items.push_back({{"id", id()},
+                             {"quantity", std::uniform_int_distribution<int>(1, 9)(rng)},
+                             {"price", money() / 10},
+                             {"note", text(30)},
+                             {"options", std::move(options)}});
+        }
+        p["items"] = std::move(items);
+        auto v = parse(boost::json::serialize(b));
+        const auto& created = std::get<OrderCreated>(v.payload);
+        const auto forms = order_forms(v.envelope, created);
+        INFO("round " << round);
+        REQUIRE(forms.document == boost::json::serialize(order_document(v.envelope, created)));
+        REQUIRE(forms.hash == payload_hash(v.envelope, created));
+    }
 }
 
 TEST_CASE("webhook keys: 256 random bits, URL-safe, stored as SHA-256 hex", "[ingest]") {
