@@ -1,13 +1,12 @@
 #include "hub/ingest/order_document.hpp"
 
 #include <boost/json/serialize.hpp>
-#include <boost/json/serializer.hpp>
 
-#include <charconv>
 #include <optional>
 #include <string_view>
 
 #include "common/crypto/digest.hpp"
+#include "common/json/writer.hpp"
 
 namespace hub::ingest {
 namespace {
@@ -103,49 +102,23 @@ std::string payload_hash(const Envelope& envelope, const OrderCreated& order) {
 namespace {
 
 /// Writes the canonical document's text straight from the validated order, in the keys and forms of canonical()
-/// and add_event_time(), with Boost.JSON's serializer for every string: the text boost::json::serialize() gives for
-/// order_document(), without building that document first (on the ingest path the document, its strings and its
-/// serialization were about a tenth of the hub's instructions per order). tests/unit/order_document_test.cpp holds
-/// the two equal for many shapes of order.
-class DocumentWriter {
+/// and add_event_time(): the text boost::json::serialize() gives for order_document(), without building that
+/// document first (on the ingest path the document, its strings and its serialization were about a tenth of the
+/// hub's instructions per order). tests/unit/order_document_test.cpp holds the two equal for many shapes of order.
+class DocumentWriter : public common::json::Writer {
 public:
-    explicit DocumentWriter(std::string& out) : out_(out) {}
+    explicit DocumentWriter(std::string& out) : Writer(out), out_(out) {}
 
-    void raw(std::string_view text) { out_.append(text); }
-    void key(std::string_view quoted_key_and_colon) { out_.append(quoted_key_and_colon); }
-
-    void text(std::string_view s) {
-        // At most six characters per byte (\u00XX) and the quotes: one read writes it all.
-        const std::size_t at = out_.size();
-        const std::size_t room = s.size() * 6 + 2;
-        out_.resize(at + room);
-        serializer_.reset(boost::json::string_view(s.data(), s.size()));
-        const auto written = serializer_.read(out_.data() + at, room);
-        out_.resize(at + written.size());
-        while (!serializer_.done()) {  // not expected: the room above is the most a string can take
-            char more[64];
-            out_.append(serializer_.read(more));
-        }
-    }
-    void optional_text(const std::optional<std::string>& s) { s ? text(*s) : raw("null"); }
+    void key(std::string_view quoted_key_and_colon) { raw(quoted_key_and_colon); }
+    void optional_text(const std::optional<std::string>& s) { s ? text(*s) : null(); }
     void money(Money amount) {
         out_ += '"';
         append_money(out_, amount);
         out_ += '"';
     }
-    void number(std::int64_t n) { append_integer(n); }
-    void number(std::size_t n) { append_integer(n); }
-    void boolean(bool b) { raw(b ? "true" : "false"); }
 
 private:
-    template <class Integer>
-    void append_integer(Integer n) {
-        char digits[24];
-        out_.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
-    }
-
     std::string& out_;
-    boost::json::serializer serializer_;
 };
 
 /// The canonical form's text (canonical(), serialized), without the closing brace.
@@ -174,7 +147,7 @@ void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCre
     if (o.schedule_date)
         w.text(o.schedule_date->to_sql());
     else
-        w.raw("null");
+        w.null();
     w.key(",\"schedule_date_has_offset\":");
     w.boolean(o.schedule_date && o.schedule_date->offset_minutes.has_value());
     w.key(",\"car_data\":");
@@ -189,7 +162,7 @@ void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCre
         w.text(o.car_data->car_brand);
         w.raw("}");
     } else {
-        w.raw("null");
+        w.null();
     }
     w.key(",\"customer\":");
     if (o.customer) {
@@ -201,7 +174,7 @@ void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCre
         w.optional_text(o.customer->address);
         w.raw("}");
     } else {
-        w.raw("null");
+        w.null();
     }
     w.key(",\"items\":[");
     for (std::size_t i = 0; i < o.items.size(); ++i) {

@@ -1,8 +1,5 @@
 #include "hub/ingest/store.hpp"
 
-#include <array>
-#include <boost/json/monotonic_resource.hpp>
-#include <boost/json/serialize.hpp>
 #include <charconv>
 #include <pqxx/pqxx>
 #include <variant>
@@ -11,6 +8,7 @@
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
 #include "common/db/savepoint.hpp"
+#include "common/json/writer.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/status_rule.hpp"
@@ -32,48 +30,66 @@ struct Job {
     std::string entry;
 };
 
-/// A batch entry's own fields (the order's document aside) fit in this buffer; beyond it the arena takes from the heap.
-constexpr std::size_t kEntryArenaBytes = 2048;
+/// An entry's text beside the order's document: its ids, hash, headers and sizes.
+constexpr std::size_t kEntryReserve = 512;
 
 /// The entry of an order_created `order` (with its new hub order id and payload hash) or, when `order` is null,
-/// of an inbox row alone.
+/// of an inbox row alone. Written piece by piece (common::json::Writer); the statement reads it with
+/// jsonb_to_recordset, so its keys' order does not matter.
 std::string make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
-    std::array<unsigned char, kEntryArenaBytes> buffer;
-    boost::json::monotonic_resource arena(buffer.data(), buffer.size());
-    boost::json::object e(&arena);
     OrderForms forms;
+    std::string entry;
+    common::json::Writer w(entry);
     if (order) {
         const auto& created = std::get<OrderCreated>(order->payload);
         forms = order_forms(order->envelope, created);
-        e["id"] = common::crypto::uuid_v7();
-        e["h"] = forms.hash;
-        if (r.origin.by_operator) e["op"] = r.origin.actor;
-        if (r.origin.test) e["t"] = true;
+        entry.reserve(kEntryReserve + forms.document.size());
+        w.raw("{\"id\":");
+        w.text(common::crypto::uuid_v7());
+        w.raw(",\"h\":");
+        w.text(forms.hash);
+        if (r.origin.by_operator) {
+            w.raw(",\"op\":");
+            w.text(r.origin.actor);
+        }
+        if (r.origin.test) w.raw(",\"t\":true");
     } else {
-        e["st"] = r.http_status;
-        e["oc"] = r.outcome;
-        e["ec"] = r.error_code;
+        entry.reserve(kEntryReserve);
+        w.raw("{\"st\":");
+        w.number(std::uint64_t{r.http_status});
+        w.raw(",\"oc\":");
+        w.text(r.outcome);
+        w.raw(",\"ec\":");
+        w.text(r.error_code);
     }
-    e["ro"] = r.replay_of;
-    e["p"] = partner_id;
-    e["rq"] = r.request_id;
-    e["ev"] = r.event;
-    e["ex"] = r.external_id;
-    e["br"] = r.branch_id;
-    e["hd"] = r.headers_json;  // text: cast to jsonb by the statement, never spliced into the array
+    w.raw(",\"ro\":");
+    w.text(r.replay_of);
+    w.raw(",\"p\":");
+    w.text(partner_id);
+    w.raw(",\"rq\":");
+    w.text(r.request_id);
+    w.raw(",\"ev\":");
+    w.text(r.event);
+    w.raw(",\"ex\":");
+    w.text(r.external_id);
+    w.raw(",\"br\":");
+    w.text(r.branch_id);
+    w.raw(",\"hd\":");
+    w.text(r.headers_json);  // text: cast to jsonb by the statement, never spliced into the array
     // The raw body, whatever its bytes, travels in the statement's binary parameter (store_bulk adds its offset):
     // as base64 inside the array it was most of the text PostgreSQL's JSON parser reads character by character.
-    e["bl"] = r.body.size();
-    if (r.body_size != 0) e["bs"] = r.body_size;
-    std::string entry = boost::json::serialize(e);  // an object with members: ends with '}'
-    if (order) {
-        // The order's document is already JSON text (serialized by Boost.JSON): it becomes the value of "d".
-        entry.reserve(entry.size() + forms.document.size() + 6);
-        entry.back() = ',';
-        entry += "\"d\":";
-        entry += forms.document;
-        entry += '}';
+    w.raw(",\"bl\":");
+    w.number(std::uint64_t{r.body.size()});
+    if (r.body_size != 0) {
+        w.raw(",\"bs\":");
+        w.number(std::uint64_t{r.body_size});
     }
+    if (order) {
+        // The order's document is already JSON text (order_forms): it becomes the value of "d".
+        w.raw(",\"d\":");
+        w.raw(forms.document);
+    }
+    w.raw("}");
     return entry;
 }
 

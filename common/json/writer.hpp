@@ -1,0 +1,65 @@
+#pragma once
+
+#include <boost/json/serializer.hpp>
+#include <boost/json/value.hpp>
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace common::json {
+
+/// Appends JSON text to a string piece by piece, for texts whose shape the caller knows (an order's document, a
+/// batch entry, a log line): the text boost::json::serialize() gives for the same values, without building a
+/// boost::json::value tree first. Strings and arbitrary values go through Boost.JSON's serializer, so escaping and
+/// number forms are Boost.JSON's own; the caller writes the punctuation and keys it knows with raw().
+class Writer {
+public:
+    explicit Writer(std::string& out) : out_(out) {}
+
+    /// Appends `text` as it is: punctuation, or a quoted key the caller knows needs no escaping.
+    void raw(std::string_view text) { out_.append(text); }
+
+    /// Appends `s` as a JSON string (quoted and escaped).
+    void text(std::string_view s) {
+        // At most six characters per byte (\u00XX) and the quotes: one read writes it all.
+        const std::size_t at = out_.size();
+        const std::size_t room = s.size() * 6 + 2;
+        out_.resize(at + room);
+        serializer_.reset(boost::json::string_view(s.data(), s.size()));
+        out_.resize(at + serializer_.read(out_.data() + at, room).size());
+        finish();
+    }
+
+    /// Appends any JSON value as boost::json::serialize() writes it.
+    void value(const boost::json::value& v) {
+        serializer_.reset(&v);
+        finish();
+    }
+
+    void number(std::int64_t n) { integer(n); }
+    void number(std::uint64_t n) { integer(n); }
+    void boolean(bool b) { raw(b ? "true" : "false"); }
+    void null() { raw("null"); }
+
+private:
+    template <class Integer>
+    void integer(Integer n) {
+        char digits[24];
+        out_.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+    }
+
+    void finish() {
+        while (!serializer_.done()) {
+            char more[256];
+            out_.append(serializer_.read(more));
+        }
+    }
+
+    std::string& out_;
+    boost::json::serializer serializer_;
+};
+
+}  // namespace common::json
