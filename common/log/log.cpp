@@ -19,12 +19,17 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "common/json/writer.hpp"
+
 namespace common::log {
 namespace {
 
 std::atomic<Format> g_format{Format::json};
 
 constexpr std::size_t kLineArenaBytes = 2048;
+
+// An access line takes about 300 bytes.
+constexpr std::size_t kLineReserve = 512;
 std::mutex g_mutex;
 
 const char* level_name(Level l) {
@@ -234,10 +239,61 @@ bool parse_format(std::string_view text, Format& out) {
     return true;
 }
 
+namespace {
+
+/// True when a field's key is "time", "level", "msg" or another field's.
+bool repeats_a_key(Fields fields, MoreFields more) {
+    std::array<std::string_view, 32> seen{"time", "level", "msg"};
+    std::size_t n = 3;
+    auto repeated = [&](std::string_view key) {
+        if (n == seen.size()) return true;  // a line this long is rare: the object below sorts it out
+        for (std::size_t i = 0; i < n; ++i)
+            if (seen[i] == key) return true;
+        seen[n++] = key;
+        return false;
+    };
+    for (const auto& field : fields)
+        if (repeated(field.first)) return true;
+    for (const auto& field : more)
+        if (repeated(field.first)) return true;
+    return false;
+}
+
+/// The JSON line written piece by piece, in the order of its keys: the text a boost::json::object of the same
+/// fields serializes to, without building the object (the access log writes one per request).
+std::string json_line(std::string_view time, Level level, std::string_view message, Fields fields, MoreFields more) {
+    std::string line;
+    line.reserve(kLineReserve);
+    common::json::Writer w(line);
+    w.raw("{\"time\":");
+    w.text(time);
+    w.raw(",\"level\":");
+    w.text(level_name(level));
+    w.raw(",\"msg\":");
+    w.text(message);
+    for (const auto& [k, v] : fields) {
+        w.raw(",");
+        w.text(k);
+        w.raw(":");
+        w.value(v.json);
+    }
+    for (const auto& [k, v] : more) {
+        w.raw(",");
+        w.text(k);
+        w.raw(":");
+        w.text(v);
+    }
+    w.raw("}");
+    return line;
+}
+
+}  // namespace
+
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
                         MoreFields more) {
     if (format == Format::json) {
-        // A line's values are copied into a stack arena: no allocation per field.
+        if (!repeats_a_key(fields, more)) return json_line(time, level, message, fields, more);
+        // A repeated key keeps its first place and its last value, as a JSON object would.
         std::array<unsigned char, kLineArenaBytes> buffer;
         boost::json::monotonic_resource arena(buffer.data(), buffer.size());
         boost::json::object o(3 + fields.size() + more.size(), &arena);

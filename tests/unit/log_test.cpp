@@ -47,6 +47,39 @@ TEST_CASE("log: a JSON line escapes every value, and a key set twice keeps its f
     CHECK(line.find('\n') == std::string::npos);  // one line, whatever the values hold
 }
 
+TEST_CASE("log: a JSON line is the text of the object with its fields, byte for byte", "[log]") {
+    // Lines are written piece by piece, not as an object: the text must be what serializing the object gives.
+    const std::vector<std::pair<std::string_view, std::string>> more{
+        {"outcome", "created"}, {"note", "\x1f\x7f \\ \" </ \xe2\x80\xa8 \xf0\x9f\x98\x80"}};
+    boost::json::value nested = boost::json::parse(R"({"a":[1,-2,3.25,null,true],"b":{"c":"d\n"}})");
+    const std::string line = format_line(Format::json, "2026-01-02T03:04:05.006Z", Level::error, "a \"message\"\t",
+                                         {{"status", 503},
+                                          {"latency_us", 12.5},
+                                          {"tiny", 1e-300},
+                                          {"big", std::uint64_t{18446744073709551615ULL}},
+                                          {"negative", std::int64_t{-9223372036854775807LL - 1}},
+                                          {"ok", false},
+                                          {"nested", nested},
+                                          {"empty", ""},
+                                          {"k\"ey", "v"}},
+                                         more);
+    boost::json::object o;
+    o["time"] = "2026-01-02T03:04:05.006Z";
+    o["level"] = "error";
+    o["msg"] = "a \"message\"\t";
+    o["status"] = 503;
+    o["latency_us"] = 12.5;
+    o["tiny"] = 1e-300;
+    o["big"] = std::uint64_t{18446744073709551615ULL};
+    o["negative"] = std::int64_t{-9223372036854775807LL - 1};
+    o["ok"] = false;
+    o["nested"] = nested;
+    o["empty"] = "";
+    o["k\"ey"] = "v";
+    for (const auto& [k, v] : more) o[k] = v;
+    CHECK(line == boost::json::serialize(o));
+}
+
 TEST_CASE("log: a written line's time is the current UTC time with milliseconds", "[log]") {
     // Lines go to stderr: catch them in a file for the duration of the test.
     char path[] = "/tmp/orderhub-log-test.XXXXXX";
