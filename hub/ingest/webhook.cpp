@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "common/json/writer.hpp"
 #include "common/text/excerpt.hpp"
 #include "hub/ingest/validate.hpp"
 
@@ -16,14 +17,25 @@ using common::http::Response;
 constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent",  "webhook-id",     "webhook-timestamp",
                                              "x-request-id", "traceparent", "x-forwarded-for"};
 
+/// The kept headers as a JSON object's text (each name at most once: the list has no repeats).
 std::string kept_headers(const Request& req) {
-    boost::json::object o;
+    std::string out;
+    common::json::Writer w(out);
+    char separator = '{';
+    auto member = [&](std::string_view name, std::string_view value) {
+        out += separator;
+        separator = ',';
+        w.text(name);
+        w.raw(":");
+        w.text(value);
+    };
     for (auto name : kKeptHeaders)
         // HTTP allows any byte above 0x7F in a header value: Latin-1 in a User-Agent made the inbox row, and with
         // it the order, unstorable (PostgreSQL refused the JSON), so the platform's every retry failed too.
-        if (auto v = req.header(name)) o[name] = common::text::excerpt(*v, 256);
-    if (!req.remote.empty()) o["remote_addr"] = req.remote;
-    return boost::json::serialize(o);
+        if (auto v = req.header(name)) member(name, common::text::excerpt(*v, 256));
+    if (!req.remote.empty()) member("remote_addr", req.remote);
+    out += separator == '{' ? "{}" : "}";
+    return out;
 }
 
 /// The known event as a static string, for the access log.
@@ -39,11 +51,15 @@ namespace {
 
 Response render_fresh(const IngestResult& result) {
     const OutcomeRow& row = result.row();
-    const boost::json::object body = answer_body(result);
     // A replay's remembered answer is final (no Retry-After): sent as it was.
-    Response r = row.http_status < 300 || result.kind == Kind::replayed
-                     ? common::http::json_response(result.http_status(), body)
-                     : common::http::render(error_of(result), &body);
+    Response r;
+    if (row.http_status < 300 || result.kind == Kind::replayed) {
+        r.status = result.http_status();
+        r.body = answer_text(result);
+    } else {
+        const boost::json::object body = answer_body(result);
+        r = common::http::render(error_of(result), &body);
+    }
     if (result.kind == Kind::method_not_allowed) r.headers.emplace_back("Allow", "POST");
     r.log.set("partner", result.partner_id);
     r.log.set("event", std::string(static_event(result.event)));
