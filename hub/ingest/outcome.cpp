@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "common/json/writer.hpp"
 
 namespace hub::ingest {
 
@@ -32,6 +35,18 @@ boost::json::object answer_body(const IngestResult& result) {
     boost::json::object body = common::http::failure_body(error_of(result));
     if (result.event != kEventOrderUpdated) body["order_id"] = "";
     return body;
+}
+
+std::string answer_text(const IngestResult& result) {
+    const OutcomeRow& r = result.row();
+    if (result.kind == Kind::replayed || r.http_status >= 300) return boost::json::serialize(answer_body(result));
+    if (!r.answers_order_id) return R"({"status":"success"})";
+    std::string out;
+    common::json::Writer w(out);
+    w.raw(R"({"order_id":)");
+    w.text(result.order_id);
+    w.raw(R"(,"status":"success"})");
+    return out;
 }
 
 common::http::HttpError error_of(const IngestResult& result) {

@@ -160,4 +160,8 @@ common::http::HttpError error_of(const IngestResult& result);
 /// order_updated. Rendered by the endpoint and printed by `events replay`.
 boost::json::object answer_body(const IngestResult& result);
 
+/// answer_body(result) as JSON text (what boost::json::serialize() gives): a success's written directly, as every
+/// stored order's answer is rendered and remembered (for its webhook-id) without building the object.
+std::string answer_text(const IngestResult& result);
+
 }  // namespace hub::ingest

@@ -166,7 +166,7 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner
     const unsigned status = result.http_status();
     if (status >= 500 || status == 429) co_return result;
     // Named first: GCC 12 destroys temporaries of a co_await full-expression twice.
-    RememberedAnswer answer{status, boost::json::serialize(answer_body(result))};
+    RememberedAnswer answer{status, answer_text(result)};
     std::string partner_id = result.partner_id;
     try {
         co_await ids_->remember(std::move(partner_id), req.webhook_id, std::move(answer));
