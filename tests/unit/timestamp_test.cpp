@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <random>
 #include <string>
 
 namespace {
@@ -123,6 +126,32 @@ TEST_CASE("Timestamp::to_sql renders for PostgreSQL", "[timestamp]") {
     CHECK(make(999, 1, 2, 3, 4, 5, 0, -270).to_sql() == "0999-01-02 03:04:05-04:30");
     CHECK(parse_timestamp("2024-05-01T12:30:07.5-0130")->to_sql() == "2024-05-01 12:30:07.500000-01:30");
     CHECK(parse_timestamp("2024-05-01T12:30:07Z")->to_sql() == "2024-05-01 12:30:07+00:00");
+}
+
+TEST_CASE("Timestamp::to_sql writes what printf's %04d and %02d would, for any field values", "[timestamp]") {
+    auto printf_form = [](const Timestamp& t) {
+        char b[128];
+        int n = std::snprintf(b, sizeof b, "%04d-%02d-%02d %02d:%02d:%02d", t.year, t.month, t.day, t.hour, t.minute,
+                              t.second);
+        if (t.micros != 0) n += std::snprintf(b + n, sizeof b - static_cast<std::size_t>(n), ".%06d", t.micros);
+        if (t.offset_minutes)
+            n += std::snprintf(b + n, sizeof b - static_cast<std::size_t>(n), "%c%02d:%02d",
+                               *t.offset_minutes < 0 ? '-' : '+', std::abs(*t.offset_minutes) / 60,
+                               std::abs(*t.offset_minutes) % 60);
+        return std::string(b, static_cast<std::size_t>(n));
+    };
+    std::mt19937 rng(7);
+    auto any = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); };
+    for (int i = 0; i < 2000; ++i) {
+        // Mostly the ranges a parsed timestamp has, sometimes far outside them (both sides of zero).
+        const bool wild = i % 4 == 0;
+        const auto t = make(wild ? any(-20000, 2000000) : any(1, 9999), wild ? any(-5, 123) : any(1, 12),
+                            wild ? any(-5, 123) : any(1, 31), wild ? any(-5, 123) : any(0, 23), any(0, 59), any(0, 59),
+                            any(0, 3) == 0 ? 0 : (wild ? any(-5, 99999999) : any(1, 999999)),
+                            any(0, 2) == 0 ? std::nullopt : std::optional<int>(any(-100000, 100000)));
+        INFO(i);
+        CHECK(t.to_sql() == printf_form(t));
+    }
 }
 
 TEST_CASE("calendar helpers", "[timestamp]") {
