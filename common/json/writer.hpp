@@ -3,6 +3,7 @@
 #include <boost/json/serializer.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,14 @@ public:
 
     /// Appends `s` as a JSON string (quoted and escaped).
     void text(std::string_view s) {
+        // Most strings are printable ASCII without a quote or a backslash, which JSON writes as they are; anything
+        // else (control characters, quotes, backslashes, bytes above 0x7E) goes through Boost.JSON's serializer.
+        if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\'; })) {
+            out_ += '"';
+            out_.append(s);
+            out_ += '"';
+            return;
+        }
         // At most six characters per byte (\u00XX) and the quotes: one read writes it all.
         const std::size_t at = out_.size();
         const std::size_t room = s.size() * 6 + 2;
