@@ -42,6 +42,12 @@ public:
         finish();
     }
 
+    /// Appends `prefix` as it is (a comma or brace, a quoted key and a colon), then `s` as a JSON string.
+    void text_member(std::string_view prefix, std::string_view s) {
+        raw(prefix);
+        text(s);
+    }
+
     /// Appends any JSON value as boost::json::serialize() writes it.
     void value(const boost::json::value& v) {
         serializer_.reset(&v);

@@ -109,9 +109,10 @@ class DocumentWriter : public common::json::Writer {
 public:
     explicit DocumentWriter(std::string& out) : Writer(out), out_(out) {}
 
-    void key(std::string_view quoted_key_and_colon) { raw(quoted_key_and_colon); }
     void optional_text(const std::optional<std::string>& s) { s ? text(*s) : null(); }
-    void money(Money amount) {
+    /// Appends `prefix` as it is, then `amount` as a string with three decimals (format_money).
+    void money_member(std::string_view prefix, Money amount) {
+        raw(prefix);
         out_ += '"';
         append_money(out_, amount);
         out_ += '"';
@@ -123,89 +124,69 @@ private:
 
 /// The canonical form's text (canonical(), serialized), without the closing brace.
 void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCreated& o) {
-    w.key("{\"branch_id\":");
-    w.text(envelope.branch_id);
-    w.key(",\"external_id\":");
-    w.text(o.external_id);
-    w.key(",\"payment_method\":");
-    w.text(o.payment_method);
-    w.key(",\"order_type\":");
-    w.text(o.order_type);
-    w.key(",\"note\":");
-    w.text(o.note);
-    w.key(",\"subtotal\":");
-    w.money(o.subtotal);
-    w.key(",\"tax\":");
-    w.money(o.tax);
-    w.key(",\"discount\":");
-    w.money(o.discount);
-    w.key(",\"total\":");
-    w.money(o.total);
-    w.key(",\"is_schedule\":");
+    w.text_member("{\"branch_id\":", envelope.branch_id);
+    w.text_member(",\"external_id\":", o.external_id);
+    w.text_member(",\"payment_method\":", o.payment_method);
+    w.text_member(",\"order_type\":", o.order_type);
+    w.text_member(",\"note\":", o.note);
+    w.money_member(",\"subtotal\":", o.subtotal);
+    w.money_member(",\"tax\":", o.tax);
+    w.money_member(",\"discount\":", o.discount);
+    w.money_member(",\"total\":", o.total);
+    w.raw(",\"is_schedule\":");
     w.boolean(o.is_schedule);
-    w.key(",\"schedule_date\":");
+    w.raw(",\"schedule_date\":");
     if (o.schedule_date)
         w.text(o.schedule_date->to_sql());
     else
         w.null();
-    w.key(",\"schedule_date_has_offset\":");
+    w.raw(",\"schedule_date_has_offset\":");
     w.boolean(o.schedule_date && o.schedule_date->offset_minutes.has_value());
-    w.key(",\"car_data\":");
+    w.raw(",\"car_data\":");
     if (o.car_data) {
-        w.key("{\"color\":");
-        w.text(o.car_data->color);
-        w.key(",\"plate_number\":");
-        w.text(o.car_data->plate_number);
-        w.key(",\"plate_letters\":");
-        w.text(o.car_data->plate_letters);
-        w.key(",\"car_brand\":");
-        w.text(o.car_data->car_brand);
+        w.text_member("{\"color\":", o.car_data->color);
+        w.text_member(",\"plate_number\":", o.car_data->plate_number);
+        w.text_member(",\"plate_letters\":", o.car_data->plate_letters);
+        w.text_member(",\"car_brand\":", o.car_data->car_brand);
         w.raw("}");
     } else {
         w.null();
     }
-    w.key(",\"customer\":");
+    w.raw(",\"customer\":");
     if (o.customer) {
-        w.key("{\"name\":");
-        w.text(o.customer->name);
-        w.key(",\"phone\":");
-        w.text(o.customer->phone);
-        w.key(",\"address\":");
+        w.text_member("{\"name\":", o.customer->name);
+        w.text_member(",\"phone\":", o.customer->phone);
+        w.raw(",\"address\":");
         w.optional_text(o.customer->address);
         w.raw("}");
     } else {
         w.null();
     }
-    w.key(",\"items\":[");
+    w.raw(",\"items\":[");
     for (std::size_t i = 0; i < o.items.size(); ++i) {
         const auto& it = o.items[i];
-        w.key(i == 0 ? "{\"line_no\":" : ",{\"line_no\":");
+        w.raw(i == 0 ? "{\"line_no\":" : ",{\"line_no\":");
         w.number(i);
-        w.key(",\"id\":");
-        w.text(it.id);
-        w.key(",\"quantity\":");
+        w.text_member(",\"id\":", it.id);
+        w.raw(",\"quantity\":");
         w.number(it.quantity);
-        w.key(",\"price\":");
-        w.money(it.price);
-        w.key(",\"note\":");
-        w.text(it.note);
+        w.money_member(",\"price\":", it.price);
+        w.text_member(",\"note\":", it.note);
         w.raw("}");
     }
-    w.key("],\"options\":[");
+    w.raw("],\"options\":[");
     bool first = true;
     for (std::size_t i = 0; i < o.items.size(); ++i) {
         for (std::size_t k = 0; k < o.items[i].options.size(); ++k) {
             const auto& op = o.items[i].options[k];
-            w.key(first ? "{\"line_no\":" : ",{\"line_no\":");
+            w.raw(first ? "{\"line_no\":" : ",{\"line_no\":");
             first = false;
             w.number(i);
-            w.key(",\"option_no\":");
+            w.raw(",\"option_no\":");
             w.number(k);
-            w.key(",\"id\":");
-            w.text(op.id);
-            w.key(",\"price\":");
-            w.money(op.price);
-            w.key(",\"quantity\":");
+            w.text_member(",\"id\":", op.id);
+            w.money_member(",\"price\":", op.price);
+            w.raw(",\"quantity\":");
             w.number(op.quantity);
             w.raw("}");
         }
@@ -227,9 +208,8 @@ OrderForms order_forms(const Envelope& envelope, const OrderCreated& order) {
     w.raw("}");
     out.hash = common::crypto::sha256_hex(out.document);
     out.document.back() = ',';
-    w.key("\"event_time\":");
-    w.text(envelope.event_time.to_sql());
-    w.key(",\"event_time_has_offset\":");
+    w.text_member("\"event_time\":", envelope.event_time.to_sql());
+    w.raw(",\"event_time_has_offset\":");
     w.boolean(envelope.event_time.offset_minutes.has_value());
     w.raw("}");
     return out;

@@ -44,36 +44,25 @@ std::string make_entry(const std::string& partner_id, const Validated* order, co
         const auto& created = std::get<OrderCreated>(order->payload);
         forms = order_forms(order->envelope, created);
         entry.reserve(kEntryReserve + forms.document.size());
-        w.raw("{\"id\":");
-        w.text(common::crypto::uuid_v7());
-        w.raw(",\"h\":");
-        w.text(forms.hash);
+        w.text_member("{\"id\":", common::crypto::uuid_v7());
+        w.text_member(",\"h\":", forms.hash);
         if (r.origin.by_operator) {
-            w.raw(",\"op\":");
-            w.text(r.origin.actor);
+            w.text_member(",\"op\":", r.origin.actor);
         }
         if (r.origin.test) w.raw(",\"t\":true");
     } else {
         entry.reserve(kEntryReserve);
         w.raw("{\"st\":");
         w.number(std::uint64_t{r.http_status});
-        w.raw(",\"oc\":");
-        w.text(r.outcome);
-        w.raw(",\"ec\":");
-        w.text(r.error_code);
+        w.text_member(",\"oc\":", r.outcome);
+        w.text_member(",\"ec\":", r.error_code);
     }
-    w.raw(",\"ro\":");
-    w.text(r.replay_of);
-    w.raw(",\"p\":");
-    w.text(partner_id);
-    w.raw(",\"rq\":");
-    w.text(r.request_id);
-    w.raw(",\"ev\":");
-    w.text(r.event);
-    w.raw(",\"ex\":");
-    w.text(r.external_id);
-    w.raw(",\"br\":");
-    w.text(r.branch_id);
+    w.text_member(",\"ro\":", r.replay_of);
+    w.text_member(",\"p\":", partner_id);
+    w.text_member(",\"rq\":", r.request_id);
+    w.text_member(",\"ev\":", r.event);
+    w.text_member(",\"ex\":", r.external_id);
+    w.text_member(",\"br\":", r.branch_id);
     w.raw(",\"hd\":");
     w.text(r.headers_json);  // text: cast to jsonb by the statement, never spliced into the array
     // The raw body, whatever its bytes, travels in the statement's binary parameter (store_bulk adds its offset):
