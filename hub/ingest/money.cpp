@@ -87,7 +87,7 @@ std::optional<Money> to_money(const boost::json::value& number) {
     return std::nullopt;
 }
 
-void append_money(std::string& out, Money amount) {
+std::string format_money(Money amount) {
     const bool negative = amount < 0;
     // Work on the magnitude as unsigned so that INT64_MIN cannot overflow.
     const auto magnitude = negative ? 0 - static_cast<std::uint64_t>(amount) : static_cast<std::uint64_t>(amount);
@@ -101,13 +101,7 @@ void append_money(std::string& out, Money amount) {
     *p++ = static_cast<char>('0' + thousandths / 100);
     *p++ = static_cast<char>('0' + thousandths / 10 % 10);
     *p++ = static_cast<char>('0' + thousandths % 10);
-    out.append(buffer.data(), p);
-}
-
-std::string format_money(Money amount) {
-    std::string out;
-    append_money(out, amount);
-    return out;
+    return {buffer.data(), p};
 }
 
 }  // namespace hub::ingest

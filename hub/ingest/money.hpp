@@ -33,7 +33,4 @@ std::optional<Money> to_money(const boost::json::value& number);
 /// Renders Money with exactly three decimals: 20500 -> "20.500".
 std::string format_money(Money amount);
 
-/// Appends format_money(amount) to `out`.
-void append_money(std::string& out, Money amount);
-
 }  // namespace hub::ingest

@@ -107,19 +107,11 @@ namespace {
 /// hub's instructions per order). tests/unit/order_document_test.cpp holds the two equal for many shapes of order.
 class DocumentWriter : public common::json::Writer {
 public:
-    explicit DocumentWriter(std::string& out) : Writer(out), out_(out) {}
+    using Writer::Writer;
 
     void optional_text(const std::optional<std::string>& s) { s ? text(*s) : null(); }
     /// Appends `prefix` as it is, then `amount` as a string with three decimals (format_money).
-    void money_member(std::string_view prefix, Money amount) {
-        raw(prefix);
-        out_ += '"';
-        append_money(out_, amount);
-        out_ += '"';
-    }
-
-private:
-    std::string& out_;
+    void money_member(std::string_view prefix, Money amount) { text_member(prefix, format_money(amount)); }
 };
 
 /// The canonical form's text (canonical(), serialized), without the closing brace.

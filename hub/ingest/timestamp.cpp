@@ -1,10 +1,7 @@
 #include "hub/ingest/timestamp.hpp"
 
-#include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
-#include <limits>
 
 namespace hub::ingest {
 namespace {
@@ -127,39 +124,26 @@ std::optional<Timestamp> parse_timestamp(std::string_view text) {
 
 namespace {
 
-/// Appends `value` (not negative) with at least `width` digits, zero-padded, as printf's %0*d does.
-char* put_padded(char* at, int value, int width) {
-    char digits[16];
-    const char* end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+/// Appends `value` as printf's %0*d does: at least `width` characters, the sign counted, zero-padded.
+char* put_padded(char* at, long long value, int width) {
+    if (value < 0) {
+        *at++ = '-';
+        --width;
+    }
+    const unsigned long long magnitude =
+        value < 0 ? 0ULL - static_cast<unsigned long long>(value) : static_cast<unsigned long long>(value);
+    char digits[24];
+    const char* end = std::to_chars(digits, digits + sizeof digits, magnitude).ptr;
     for (auto n = static_cast<int>(end - digits); n < width; ++n) *at++ = '0';
     for (const char* d = digits; d != end; ++d) *at++ = *d;
     return at;
-}
-
-/// to_sql() through snprintf: for fields out of every range a parsed timestamp has (negative ones).
-std::string to_sql_printf(const Timestamp& t) {
-    char buffer[96];  // ample even for out-of-range fields, so snprintf never truncates
-    int n = std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d %02d:%02d:%02d", t.year, t.month, t.day, t.hour,
-                          t.minute, t.second);
-    if (t.micros != 0) {
-        n += std::snprintf(buffer + n, sizeof buffer - static_cast<std::size_t>(n), ".%06d", t.micros);
-    }
-    if (t.offset_minutes) {
-        const int total = std::abs(*t.offset_minutes);
-        n += std::snprintf(buffer + n, sizeof buffer - static_cast<std::size_t>(n), "%c%02d:%02d",
-                           *t.offset_minutes < 0 ? '-' : '+', total / 60, total % 60);
-    }
-    return {buffer, static_cast<std::size_t>(n)};
 }
 
 }  // namespace
 
 std::string Timestamp::to_sql() const {
     // Every order formats its event time: digits by to_chars, not a printf format parsed each time.
-    if (std::min({year, month, day, hour, minute, second, micros}) < 0 ||
-        (offset_minutes && *offset_minutes == std::numeric_limits<int>::min()))
-        return to_sql_printf(*this);
-    char buffer[96];  // seven fields of at most 10 digits each and the punctuation
+    char buffer[96];  // seven fields of at most 11 characters each and the punctuation
     char* p = put_padded(buffer, year, 4);
     *p++ = '-';
     p = put_padded(p, month, 2);
@@ -176,7 +160,7 @@ std::string Timestamp::to_sql() const {
         p = put_padded(p, micros, 6);
     }
     if (offset_minutes) {
-        const int total = std::abs(*offset_minutes);
+        const long long total = std::llabs(static_cast<long long>(*offset_minutes));
         *p++ = *offset_minutes < 0 ? '-' : '+';
         p = put_padded(p, total / 60, 2);
         *p++ = ':';
