@@ -55,6 +55,29 @@ private:
     bool probing_ = false;
 };
 
+/// An awaitable of `Result` whose work another thread finishes: `start(complete, executor)` runs at once with
+/// `complete(error, result)`, callable once from any thread, which resumes the awaiting coroutine on its own
+/// executor (`executor`). Not a coroutine itself: GCC 12 relocates a lambda written inside a `co_await` expression
+/// bitwise, which breaks one that captures a std::string (common/db/pool.hpp).
+template <class Result, class Start>
+boost::asio::awaitable<Result> await_completion(Start start) {
+    namespace asio = boost::asio;
+    return asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr, Result)>(
+        [start = std::move(start)](auto handler) mutable {
+            auto work = asio::make_work_guard(asio::get_associated_executor(handler));
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            asio::any_io_executor executor = work.get_executor();
+            start(std::function<void(std::exception_ptr, Result)>([h, work](std::exception_ptr ep, Result r) mutable {
+                      auto ex = work.get_executor();
+                      asio::post(ex, [h = std::move(h), w = std::move(work), ep, r = std::move(r)]() mutable {
+                          (*h)(ep, std::move(r));
+                      });
+                  }),
+                  std::move(executor));
+        },
+        asio::use_awaitable);
+}
+
 /// Group commit: coroutines submit jobs one at a time; the batcher hands whatever has queued up (at most
 /// `max_batch`) to one pool worker, whose batch function handles them all in one transaction. Each submitter
 /// resumes only after that transaction's fate is known. At most `max_concurrent` batches run at once, which
@@ -102,22 +125,24 @@ public:
 
     /// Queues `job` and returns its result once its batch committed (or rethrows its error).
     boost::asio::awaitable<Result> submit(Job job) {
-        namespace asio = boost::asio;
-        return asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr, Result)>(
-            [state = state_, job = std::move(job)](auto handler) mutable {
-                auto work = asio::make_work_guard(asio::get_associated_executor(handler));
-                auto h = std::make_shared<decltype(handler)>(std::move(handler));
-                Entry e{std::move(job),
-                        [h, work](std::exception_ptr ep, Result r) mutable {
-                            auto ex = work.get_executor();
-                            asio::post(ex, [h = std::move(h), w = std::move(work), ep, r = std::move(r)]() mutable {
-                                (*h)(ep, std::move(r));
-                            });
-                        },
-                        work.get_executor(), std::chrono::steady_clock::now()};
-                State::push(state, std::move(e));
-            },
-            asio::use_awaitable);
+        return await_completion<Result>([state = state_, job = std::move(job)](auto complete, auto executor) mutable {
+            State::push(state, Entry{std::move(job), std::move(complete), std::move(executor),
+                                     std::chrono::steady_clock::now()});
+        });
+    }
+
+    /// Queues `job` whose completion the caller has already arranged (`complete` resumes its submitter on the
+    /// submitter's own executor, `executor`, as submit's does): a job handed over from another way to the database.
+    void submit_then(Job job, std::function<void(std::exception_ptr, Result)> complete,
+                     boost::asio::any_io_executor executor) {
+        State::push(state_,
+                    Entry{std::move(job), std::move(complete), std::move(executor), std::chrono::steady_clock::now()});
+    }
+
+    /// True while a batch runs (or is about to) and recent batches held `size` jobs or more on average: load.
+    bool busy_with(double size) const {
+        std::lock_guard lock(state_->mutex);
+        return state_->active > 0 && state_->typical >= size;
     }
 
 private:

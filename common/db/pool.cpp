@@ -7,6 +7,14 @@
 
 namespace common::db {
 
+bool is_unavailable_state(std::string_view state) {
+    // Class 08 (connection exception), 57P01..57P03 (shutdown, crash recovery, cannot connect now), 53300 (too many
+    // connections), 57014 (statement time-out: the database is too slow now). libpqxx 6.4 leaves the SQLSTATE empty
+    // when the connection died under the statement: that is the server going away too.
+    return state.empty() || state.starts_with("08") || state == "57P01" || state == "57P02" || state == "57P03" ||
+           state == "53300" || state == "57014";
+}
+
 bool is_unavailable(const std::exception_ptr& e) {
     if (!e) return false;
     try {
@@ -16,12 +24,7 @@ bool is_unavailable(const std::exception_ptr& e) {
     } catch (const pqxx::broken_connection&) {
         return true;
     } catch (const pqxx::sql_error& err) {
-        // Class 08 (connection exception), 57P01..57P03 (shutdown, crash recovery, cannot connect now),
-        // 53300 (too many connections), 57014 (statement time-out: the database is too slow now). libpqxx 6.4 leaves
-        // the SQLSTATE empty when the connection died under the statement: that is the server going away too.
-        const std::string& state = err.sqlstate();
-        return state.empty() || state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03" ||
-               state == "53300" || state == "57014";
+        return is_unavailable_state(err.sqlstate());
     } catch (const pqxx::failure&) {
         // Not an SQL error: a connection-level failure ("not connected", commit outcome unknown). The request
         // may be retried safely: every write of the hub is idempotent.

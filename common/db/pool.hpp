@@ -17,6 +17,7 @@
 #include <pqxx/connection>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -34,6 +35,10 @@ struct Unavailable : std::runtime_error {
 
 /// True when `e` means the store is unavailable rather than a bug or a constraint.
 bool is_unavailable(const std::exception_ptr& e);
+
+/// True when an error's SQLSTATE means the store is unavailable (the server going away, too busy, too slow) rather
+/// than a bug or a constraint; empty counts (libpq leaves it so when the connection died under the statement).
+bool is_unavailable_state(std::string_view sqlstate);
 
 /// Pool statistics for /metrics and tests.
 struct PoolStats {

@@ -17,8 +17,7 @@ void prepare_serving(pqxx::connection_base& conn) {
         // Before `orderhub migrate` the role does not exist; /readyz then reports the missing migrations. A login
         // that is a member already has the role's rights; SET ROLE narrows an owner's or a superuser's session
         // (which RESET ROLE would undo: the shipped configurations serve with a login that owns nothing).
-        const auto can = nt.exec_params1(
-            "SELECT to_regrole($1) IS NOT NULL AND pg_has_role(current_user, to_regrole($1), 'MEMBER')", app);
+        const auto can = nt.exec_params1(kMayBecomeSql, app);
         if (can[0].as<bool>()) nt.exec("SET ROLE " + nt.quote_name(app));
     }
     prepare_all(conn);

@@ -13,8 +13,7 @@ HubRoles hub_roles_for_owner(std::string_view owner) {
 
 HubRoles hub_roles(pqxx::connection_base& conn) {
     pqxx::nontransaction nt(conn);
-    const auto owner = nt.exec1(
-        "SELECT coalesce((SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'hub'), current_user)");
+    const auto owner = nt.exec1(kSchemaOwnerSql);
     return hub_roles_for_owner(owner[0].as<std::string>());
 }
 

@@ -30,6 +30,13 @@ struct HubRoles {
     std::string operator_role;  ///< for kOperatorRole
 };
 
+/// The owner of the schema `hub`, or the current user before the first `migrate` (one row, one column).
+inline constexpr const char* kSchemaOwnerSql =
+    "SELECT coalesce((SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'hub'), current_user)";
+/// Whether the session's login may SET ROLE to the role named $1 (one row, one boolean).
+inline constexpr const char* kMayBecomeSql =
+    "SELECT to_regrole($1) IS NOT NULL AND pg_has_role(current_user, to_regrole($1), 'MEMBER')";
+
 /// The hub's role names for a schema owned by `owner`: the written names, unless `owner` bears one of them.
 HubRoles hub_roles_for_owner(std::string_view owner);
 
