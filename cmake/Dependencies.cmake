@@ -21,6 +21,11 @@ pkg_check_modules(PQXX QUIET IMPORTED_TARGET libpqxx>=6.4)
 if(NOT PQXX_FOUND)
   message(FATAL_ERROR "libpqxx 6.4 not found: apt-get install libpqxx-dev (or run ./deploy/install-deps.sh)")
 endif()
+# libpq itself (libpq-dev, which libpqxx-dev depends on): its pipeline mode, which libpqxx 6.4 does not offer.
+pkg_check_modules(PQ QUIET IMPORTED_TARGET libpq>=14)
+if(NOT PQ_FOUND)
+  message(FATAL_ERROR "libpq 14 or later not found: apt-get install libpq-dev (or run ./deploy/install-deps.sh)")
+endif()
 
 # The build bundles schemas/openapi.yaml into the hub (cmake/bundle_openapi.py) with Debian's python3 and PyYAML.
 find_program(ORDERHUB_PYTHON3 NAMES python3 HINTS /usr/bin)

@@ -66,7 +66,8 @@ int serve(const common::config::ParsedArgs& args) {
 
     metrics::HubMetrics hub_metrics;
     boost::asio::io_context ioc(static_cast<int>(cfg.io_threads));
-    common::db::Pool pool(pool_options(args, cfg.database_url, cfg.db_workers, hub_metrics.pool_wait()));
+    const auto db_options = pool_options(args, cfg.database_url, cfg.db_workers, hub_metrics.pool_wait());
+    common::db::Pool pool(db_options);
     // Group commit: up to 256 requests per statement, --ingest-batches (default 1) statements at once, leaving the
     // other workers free for lookups, readiness and the forwarder. One batch at a time gathers twice the orders
     // per statement of two (31 against 17 at 64 connections), and its fixed costs (plan, triggers, commit) fall
@@ -75,7 +76,12 @@ int serve(const common::config::ParsedArgs& args) {
     // order, a webhook that finds the group commit idle waits --ingest-gather-ms (default 10) for company, while
     // such waits catch some (docs/performance.md, "Gathering at low rates").
     ingest::PartnerDirectory partners(pool, std::chrono::seconds(2), box);
-    ingest::OrderStore store(pool, 256, batches, gather);
+    // One group commit at a time (the default) sends its next statement while the last one runs, on a connection of
+    // its own in libpq's pipeline mode, once the load calls for it (docs/performance.md, "The next statement waiting
+    // in the pipeline").
+    std::optional<ingest::PipeSettings> pipe;
+    if (api && batches == 1) pipe = ingest::PipeSettings{cfg.database_url, db_options.statement_timeout};
+    ingest::OrderStore store(pool, 256, batches, gather, pipe);
     ingest::WebhookHandler webhooks(partners, store);
     ingest::WebhookIds webhook_ids(pool);
     webhooks.guard_replays(webhook_ids);

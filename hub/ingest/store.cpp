@@ -1,5 +1,6 @@
 #include "hub/ingest/store.hpp"
 
+#include <atomic>
 #include <charconv>
 #include <pqxx/pqxx>
 #include <variant>
@@ -11,24 +12,15 @@
 #include "common/json/writer.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/order_document.hpp"
+#include "hub/ingest/pipe.hpp"
 #include "hub/ingest/status_rule.hpp"
+#include "hub/ingest/store_job.hpp"
 
 namespace hub::ingest {
 namespace {
 
-/// One unit of work for the batch: an order with its inbox row, or an inbox row alone.
-struct Job {
-    std::string partner_id;
-    /// An order_updated, stored one by one. An order_created travels as its entry alone: its validated form stays
-    /// with (and is freed by) the network thread that built the entry.
-    std::optional<Validated> update;
-    bool created = false;
-    InboxRecord inbox;
-    /// Its entry of the insert_orders statement (a JSON object without its position "i"), built by the
-    /// submitting coroutine so that the database worker only joins entries; empty for a job stored one by one
-    /// (order_updated).
-    std::string entry;
-};
+using detail::Job;
+using detail::kMaxStatementBytes;
 
 /// An entry's text beside the order's document: its ids, hash, headers and sizes.
 constexpr std::size_t kEntryReserve = 512;
@@ -130,44 +122,11 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
     return out;
 }
 
-/// The insert_orders statement's arguments for `bulk` (indexes into `jobs`): the JSON array of their entries, and
-/// their raw bodies one after another.
-std::pair<std::string, std::string> insert_orders_args(std::span<Job> jobs, const std::vector<std::size_t>& bulk) {
-    std::size_t size = 2;
-    std::size_t body_bytes = 0;
-    for (auto k : bulk) {
-        size += jobs[k].entry.size() + 32;
-        body_bytes += jobs[k].inbox.body.size();
-    }
-    std::string array;
-    array.reserve(size);
-    std::string bodies;
-    bodies.reserve(body_bytes);
-    array += '[';
-    char digits[24];
-    const auto append_number = [&](std::size_t v) {
-        array.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
-    };
-    for (std::size_t n = 0; n < bulk.size(); ++n) {
-        const Job& job = jobs[bulk[n]];
-        if (n > 0) array += ',';
-        array += "{\"i\":";
-        append_number(n);
-        array += ",\"bo\":";
-        append_number(bodies.size());
-        array += ',';
-        array.append(job.entry, 1, std::string::npos);
-        bodies += job.inbox.body;
-    }
-    array += ']';
-    return {std::move(array), std::move(bodies)};
-}
-
 /// Runs insert_orders for `bulk` in `tx` and sets the results of the entries it answered; returns which it
 /// answered (the others are pending).
 std::vector<bool> insert_orders(pqxx::transaction_base& tx, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
                                 std::span<StoreOutcome> results) {
-    const auto [array, bodies] = insert_orders_args(jobs, bulk);
+    const auto [array, bodies] = detail::insert_orders_args(jobs, bulk);
     std::vector<bool> answered(bulk.size(), false);
     const auto rows = tx.exec_prepared(db::kInsertOrders, array, pqxx::binarystring(bodies.data(), bodies.size()));
     for (const auto& row : rows) {
@@ -200,9 +159,6 @@ StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
     out.inbox_id = insert_inbox(tx, job.inbox);
     return out;
 }
-
-/// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
-constexpr std::size_t kMaxStatementBytes = 4 << 20;
 
 /// Stores the jobs `bulk` (indexes into `jobs`) with one insert_orders statement in autocommit: one round trip
 /// and one commit for the whole batch. The entries go in a JSON array, their raw bodies one after another in a
@@ -279,6 +235,38 @@ void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutco
 
 }  // namespace
 
+std::pair<std::string, std::string> detail::insert_orders_args(std::span<detail::Job> jobs,
+                                                               const std::vector<std::size_t>& bulk) {
+    std::size_t size = 2;
+    std::size_t body_bytes = 0;
+    for (auto k : bulk) {
+        size += jobs[k].entry.size() + 32;
+        body_bytes += jobs[k].inbox.body.size();
+    }
+    std::string array;
+    array.reserve(size);
+    std::string bodies;
+    bodies.reserve(body_bytes);
+    array += '[';
+    char digits[24];
+    const auto append_number = [&](std::size_t v) {
+        array.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+    };
+    for (std::size_t n = 0; n < bulk.size(); ++n) {
+        const Job& job = jobs[bulk[n]];
+        if (n > 0) array += ',';
+        array += "{\"i\":";
+        append_number(n);
+        array += ",\"bo\":";
+        append_number(bodies.size());
+        array += ',';
+        array.append(job.entry, 1, std::string::npos);
+        bodies += job.inbox.body;
+    }
+    array += ']';
+    return {std::move(array), std::move(bodies)};
+}
+
 std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
     auto row = tx.exec_prepared1(db::kInsertInbox, r.partner_id, r.request_id, r.event, r.external_id, r.order_id,
                                  r.headers_json, pqxx::binarystring(r.body.data(), r.body.size()),
@@ -288,16 +276,68 @@ std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {
 }
 
 struct OrderStore::Impl {
-    Impl(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent, std::chrono::microseconds gather)
-        : batcher(pool, run_batch, max_batch, max_concurrent, std::chrono::microseconds(1000), gather) {}
+    /// Load, for the pipe: order_created requests go to it while a batch of the pool's runs with this many jobs or
+    /// more on average (one group commit at a time no longer keeps up with the requests), and stay while its own
+    /// statements carry kPipeStays or more and its last one was answered less than kPipeGap ago. Below, the batcher
+    /// gathers at low rates (docs/performance.md, "Gathering at low rates"), which the pipe does not.
+    static constexpr double kPipeFrom = 8;
+    static constexpr double kPipeStays = 4;
+    /// The pipe idle this long had a burst, not load (as common::db::Batcher's kBurstGap).
+    static constexpr std::chrono::milliseconds kPipeGap{5};
+
+    Impl(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent, std::chrono::microseconds gather,
+         const std::optional<PipeSettings>& settings)
+        : batcher(pool, run_batch, max_batch, max_concurrent, std::chrono::microseconds(1000), gather) {
+        if (!settings) return;
+        always = settings->always;
+        pipe = std::make_unique<IngestPipe>(
+            *settings, max_batch,
+            [this](IngestPipe::Entry e) {
+                batcher.submit_then(std::move(e.job), std::move(e.complete), std::move(e.executor));
+            },
+            [this](std::size_t n) {
+                pipe_typical.store(pipe_typical.load(std::memory_order_relaxed) * 0.75 + static_cast<double>(n) * 0.25,
+                                   std::memory_order_relaxed);
+            });
+    }
+
+    bool through_pipe(const Job& job) const {
+        if (!pipe || job.entry.empty() || !pipe->ready()) return false;
+        if (always) return true;
+        if (pipe_typical.load(std::memory_order_relaxed) >= kPipeStays && pipe->active_within(kPipeGap)) return true;
+        return batcher.busy_with(kPipeFrom);
+    }
+
+    boost::asio::awaitable<StoreOutcome> submit(Job job) {
+        if (!through_pipe(job)) return batcher.submit(std::move(job));
+        return common::db::await_completion<StoreOutcome>(
+            [p = pipe.get(), job = std::move(job)](auto complete, auto executor) mutable {
+                p->push(IngestPipe::Entry{std::move(job), std::move(complete), std::move(executor)});
+            });
+    }
+
+    /// Resumes once every order_created sent to the pipe so far is answered: an order_updated that follows its
+    /// order_created is stored after it, as one group commit at a time stores them.
+    boost::asio::awaitable<int> pipe_answered() {
+        return common::db::await_completion<int>([p = pipe.get()](auto complete, auto) {
+            p->after_pending([complete]() mutable { complete(nullptr, 0); });
+        });
+    }
+
     common::db::Batcher<Job, StoreOutcome> batcher;
+    bool always = false;
+    std::atomic<double> pipe_typical{0};  // the pipe's recent statement sizes
+    /// Last: destroyed first, handing back to the batcher what it has not sent.
+    std::unique_ptr<IngestPipe> pipe;
 };
 
 OrderStore::OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent,
-                       std::chrono::microseconds gather)
-    : impl_(std::make_unique<Impl>(pool, max_batch, max_concurrent, gather)) {}
+                       std::chrono::microseconds gather, const std::optional<PipeSettings>& pipe)
+    : impl_(std::make_unique<Impl>(pool, max_batch, max_concurrent, gather, pipe)) {}
 
 OrderStore::~OrderStore() = default;
+
+bool OrderStore::pipe_ready() const { return impl_->pipe && impl_->pipe->ready(); }
 
 boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, Validated order, InboxRecord inbox) {
     Job job{std::move(partner_id), std::nullopt, false, std::move(inbox), {}};
@@ -307,15 +347,16 @@ boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, V
         job.entry = make_entry(job.partner_id, &created, job.inbox);
     } else {
         job.update = std::move(order);
+        if (impl_->pipe && impl_->pipe->pending()) co_await impl_->pipe_answered();
     }
-    co_return co_await impl_->batcher.submit(std::move(job));
+    co_return co_await impl_->submit(std::move(job));
 }
 
 boost::asio::awaitable<std::string> OrderStore::record(InboxRecord inbox) {
     Job job{inbox.partner_id, std::nullopt, false, std::move(inbox), {}};
     // insert_orders stores an inbox row alone without an order id; one that names an order goes one by one.
     if (job.inbox.order_id.empty()) job.entry = make_entry(job.partner_id, nullptr, job.inbox);
-    auto out = co_await impl_->batcher.submit(std::move(job));
+    auto out = co_await impl_->submit(std::move(job));
     co_return out.inbox_id;
 }
 

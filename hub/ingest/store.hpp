@@ -70,6 +70,14 @@ public:
     virtual boost::asio::awaitable<std::string> record(InboxRecord inbox) = 0;
 };
 
+/// Under load, insert_orders runs on a connection of its own in libpq's pipeline mode (hub/ingest/pipe.hpp): the
+/// next statement is sent while the last one runs. Where that connection reaches.
+struct PipeSettings {
+    std::string url;                                 ///< the database, as the pool's
+    std::chrono::milliseconds statement_timeout{0};  ///< as the pool's (0: none)
+    bool always = false;  ///< every order_created through the pipe, whatever the load (tests)
+};
+
 /// Writes orders and inbox rows through group commit: requests from many connections share transactions,
 /// each answered only after its transaction committed. At light load a request that finds no transaction running or
 /// due waits `gather` for others to share its statement (common::db::Batcher). Thread-safe; holds a reference to the
@@ -77,11 +85,15 @@ public:
 class OrderStore final : public OrderSink {
 public:
     OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_t max_concurrent,
-               std::chrono::microseconds gather = std::chrono::microseconds(0));
+               std::chrono::microseconds gather = std::chrono::microseconds(0),
+               const std::optional<PipeSettings>& pipe = std::nullopt);
     ~OrderStore() override;
 
     boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox) override;
     boost::asio::awaitable<std::string> record(InboxRecord inbox) override;
+
+    /// True when order_created requests may go through the pipeline (it has its connection); false without one.
+    bool pipe_ready() const;
 
 private:
     struct Impl;

@@ -28,11 +28,16 @@ struct Answer {
     std::string error;
 };
 
-/// Stores `reqs` as ONE batch: the pool's only worker is held busy until every request has been queued.
-std::vector<Answer> one_batch(const std::string& url, const std::vector<Req>& reqs) {
+/// Stores `reqs` as ONE batch: the pool's only worker is held busy until every request has been queued. Through
+/// the pipe (`pipe`), order_created requests and refused ones go in the pipe's statements instead, as they come,
+/// and what it hands back waits for the pool's worker; every answer must be the same.
+std::vector<Answer> one_batch(const std::string& url, bool pipe, const std::vector<Req>& reqs) {
     asio::io_context ioc;
     common::db::Pool pool({.url = url, .workers = 1, .on_connect = hub::db::prepare_all});
-    hub::ingest::OrderStore store(pool, 256, 1);
+    std::optional<hub::ingest::PipeSettings> settings;
+    if (pipe) settings = hub::ingest::PipeSettings{.url = url, .always = true};
+    hub::ingest::OrderStore store(pool, 256, 1, std::chrono::microseconds(0), settings);
+    if (pipe) wait_for_pipe(store);
     std::promise<void> release;
     auto released = release.get_future().share();
     pool.enqueue([released](pqxx::connection*, std::exception_ptr) { released.wait(); });
@@ -78,14 +83,17 @@ std::string inbox_field(HubDb& h, const std::string& inbox_id, const std::string
 
 TEST_CASE("batch: repeats, conflicts and unknown branches inside one statement are answered one by one", "[batch]") {
     HubDb h;
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
     std::string later = order_json("A-1");
     later.replace(later.find("18:02:11"), 8, "18:09:00");
-    auto a = one_batch(h.db.url(), {{"p1", order_json("A-1")},
-                                    {"p1", order_json("A-1")},
-                                    {"p1", order_json("A-1", "B1", "Omar")},
-                                    {"p2", order_json("A-1")},
-                                    {"p1", order_json("U-1", "NOPE")},
-                                    {"p1", later}});
+    auto a = one_batch(h.db.url(), pipe,
+                       {{"p1", order_json("A-1")},
+                        {"p1", order_json("A-1")},
+                        {"p1", order_json("A-1", "B1", "Omar")},
+                        {"p2", order_json("A-1")},
+                        {"p1", order_json("U-1", "NOPE")},
+                        {"p1", later}});
     for (const auto& x : a) REQUIRE(x.error.empty());
     CHECK(a[0].out->kind == Kind::created);
     CHECK(a[1].out->kind == Kind::duplicate);
@@ -103,7 +111,7 @@ TEST_CASE("batch: repeats, conflicts and unknown branches inside one statement a
     CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 2);
     CHECK(h.count("SELECT count(*) FROM hub.forward_jobs") == 2);
     // One statement, one transaction, one inbox row per request, each telling its own outcome.
-    CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);
+    if (!pipe) CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);  // the pipe: one or more
     CHECK(h.count("SELECT count(*) FROM hub.inbox") == 6);
     const char* expected[] = {"stored|200|",
                               "duplicate|200|",
@@ -121,8 +129,10 @@ TEST_CASE("batch: repeats, conflicts and unknown branches inside one statement a
 
 TEST_CASE("batch: orders stored by earlier batches are found", "[batch]") {
     HubDb h;
-    auto first = one_batch(h.db.url(), {{"p1", order_json("A-1")}});
-    auto a = one_batch(h.db.url(),
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
+    auto first = one_batch(h.db.url(), pipe, {{"p1", order_json("A-1")}});
+    auto a = one_batch(h.db.url(), pipe,
                        {{"p1", order_json("A-1", "B1", "Omar")}, {"p1", order_json("A-1")}, {"p1", order_json("A-2")}});
     CHECK(a[0].out->kind == Kind::conflict);
     CHECK(a[1].out->kind == Kind::duplicate);
@@ -133,6 +143,8 @@ TEST_CASE("batch: orders stored by earlier batches are found", "[batch]") {
 
 TEST_CASE("batch: an order another transaction commits while the statement waits is answered from it", "[batch]") {
     HubDb h;
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
     // Another connection (another hub process, say) stores A-9 and holds its transaction open.
     pqxx::connection other(h.db.url());
     hub::db::prepare_all(other);
@@ -160,8 +172,9 @@ TEST_CASE("batch: an order another transaction commits while the statement waits
         std::this_thread::sleep_for(std::chrono::milliseconds(700));
         tx.commit();
     });
-    auto a = one_batch(
-        h.db.url(), {{"p1", order_json("A-9")}, {"p1", order_json("A-9", "B1", "Omar")}, {"p1", order_json("A-10")}});
+    auto a =
+        one_batch(h.db.url(), pipe,
+                  {{"p1", order_json("A-9")}, {"p1", order_json("A-9", "B1", "Omar")}, {"p1", order_json("A-10")}});
     committer.join();
     for (const auto& x : a) REQUIRE(x.error.empty());
     CHECK(a[0].out->kind == Kind::duplicate);
@@ -176,9 +189,12 @@ TEST_CASE("batch: an order another transaction commits while the statement waits
 
 TEST_CASE("batch: an inbox row alone keeps its exact bytes, headers are a JSON object", "[batch]") {
     HubDb h;
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
     const std::string raw("\xff\xfe{\"event\": \x00 \"\\u0000\"\n", 22);
-    auto a = one_batch(h.db.url(), {{"p1", raw, true, R"({"user-agent":"bench/1.0","x-request-id":"r-1"})"},
-                                    {"p1", order_json("A-1"), false, R"({"content-type":"application/json"})"}});
+    auto a = one_batch(h.db.url(), pipe,
+                       {{"p1", raw, true, R"({"user-agent":"bench/1.0","x-request-id":"r-1"})"},
+                        {"p1", order_json("A-1"), false, R"({"content-type":"application/json"})"}});
     for (const auto& x : a) REQUIRE(x.error.empty());
     CHECK(a[1].out->kind == Kind::created);
     CHECK(inbox_field(h, a[0].out->inbox_id, "encode(body, 'hex')") == common::crypto::hex_encode(raw));
@@ -192,6 +208,8 @@ TEST_CASE("batch: an inbox row alone keeps its exact bytes, headers are a JSON o
 
 TEST_CASE("batch: every inbox row of one statement holds its own request's bytes", "[batch]") {
     HubDb h;
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
     // The raw bodies travel one after another in one parameter: orders and refused requests of different
     // lengths, an empty body and bytes that are not UTF-8, interleaved, each must come back whole and in place.
     std::vector<Req> reqs{{"p1", order_json("OFF-1")},
@@ -201,7 +219,7 @@ TEST_CASE("batch: every inbox row of one statement holds its own request's bytes
                           {"p1", order_json("OFF-1")},
                           {"p2", std::string(3000, '{'), true},
                           {"p1", order_json("OFF-3", "B1", "\u00e9")}};
-    auto a = one_batch(h.db.url(), reqs);
+    auto a = one_batch(h.db.url(), pipe, reqs);
     REQUIRE(a.size() == reqs.size());
     for (std::size_t i = 0; i < reqs.size(); ++i) {
         INFO("request " << i);
@@ -210,17 +228,21 @@ TEST_CASE("batch: every inbox row of one statement holds its own request's bytes
         CHECK(inbox_field(h, a[i].out->inbox_id, "partner_id") == reqs[i].partner);
     }
     CHECK(a[4].out->kind == Kind::duplicate);
-    CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);  // one statement stored them all
+    // One statement stored them all (the pipe sends what has come whenever it sends: one statement or several).
+    if (!pipe) CHECK(h.count("SELECT count(DISTINCT xmin::text) FROM hub.inbox") == 1);
 }
 
 TEST_CASE("batch: a job that fails fails alone, the others of its batch are stored", "[batch]") {
     HubDb h;
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
     // A partner that does not exist, and headers that are not JSON (which fails the whole statement first, then
     // its own savepoint); the jobs before and after them are stored and answered as stored.
-    auto a = one_batch(h.db.url(), {{"p1", order_json("A-1")},
-                                    {"nobody", order_json("A-2")},
-                                    {"p1", order_json("A-3"), false, "not json"},
-                                    {"p2", order_json("A-4")}});
+    auto a = one_batch(h.db.url(), pipe,
+                       {{"p1", order_json("A-1")},
+                        {"nobody", order_json("A-2")},
+                        {"p1", order_json("A-3"), false, "not json"},
+                        {"p2", order_json("A-4")}});
     CHECK(a[0].error.empty());
     CHECK(a[0].out->kind == Kind::created);
     CHECK_FALSE(a[1].error.empty());
@@ -233,9 +255,12 @@ TEST_CASE("batch: a job that fails fails alone, the others of its batch are stor
 
 TEST_CASE("batch: an update in the same batch as its order finds it", "[batch]") {
     HubDb h;
-    auto a = one_batch(h.db.url(), {{"p1", order_json("A-5")},
-                                    {"p1", update_json("A-5", "assigned", "2024-05-01 18:10:00")},
-                                    {"p1", order_json("A-6")}});
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
+    auto a = one_batch(h.db.url(), pipe,
+                       {{"p1", order_json("A-5")},
+                        {"p1", update_json("A-5", "assigned", "2024-05-01 18:10:00")},
+                        {"p1", order_json("A-6")}});
     for (const auto& x : a) REQUIRE(x.error.empty());
     CHECK(a[0].out->kind == Kind::created);
     CHECK(a[1].out->kind == Kind::appended);
@@ -247,9 +272,12 @@ TEST_CASE("batch: an update in the same batch as its order finds it", "[batch]")
 
 TEST_CASE("batch: replays name the inbox row they re-ran", "[batch]") {
     HubDb h;
-    auto refused = one_batch(h.db.url(), {{"p1", "{", true}});
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
+    auto refused = one_batch(h.db.url(), pipe, {{"p1", "{", true}});
     const std::string first = refused[0].out->inbox_id;
-    auto a = one_batch(h.db.url(), {{"p1", order_json("A-7"), false, "{}", first}, {"p1", "{", true, "{}", first}});
+    auto a =
+        one_batch(h.db.url(), pipe, {{"p1", order_json("A-7"), false, "{}", first}, {"p1", "{", true, "{}", first}});
     for (const auto& x : a) REQUIRE(x.error.empty());
     CHECK(a[0].out->kind == Kind::created);
     CHECK(inbox_field(h, a[0].out->inbox_id, "replay_of") == first);
@@ -259,6 +287,8 @@ TEST_CASE("batch: replays name the inbox row they re-ran", "[batch]") {
 
 TEST_CASE("batch: large bodies are split over several statements, each answered", "[batch]") {
     HubDb h;
+    const bool pipe = GENERATE(false, true);  // through the pool, then through the pipe
+    CAPTURE(pipe);
     // 6 orders of about 1 MB each (an unknown extra field): more than one statement's worth.
     std::vector<Req> reqs;
     for (int i = 0; i < 6; ++i) {
@@ -267,7 +297,7 @@ TEST_CASE("batch: large bodies are split over several statements, each answered"
         reqs.push_back({"p1", body});
     }
     reqs.push_back({"p1", order_json("BIG-0")});
-    auto a = one_batch(h.db.url(), reqs);
+    auto a = one_batch(h.db.url(), pipe, reqs);
     for (int i = 0; i < 6; ++i) {
         REQUIRE(a[i].error.empty());
         CHECK(a[i].out->kind == Kind::created);

@@ -6,6 +6,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
+#include <chrono>
+#include <thread>
 
 #include "common/db/migrate.hpp"
 #include "common/db/pool.hpp"
@@ -80,6 +82,14 @@ inline ::hub::ingest::InboxRecord inbox_for(const std::string& partner, const st
     r.headers_json = "{}";
     r.body = body;
     return r;
+}
+
+/// Waits, at most 10 s, until `store`'s pipeline has its connection (it connects on a thread of its own).
+inline void wait_for_pipe(const ::hub::ingest::OrderStore& store) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!store.pipe_ready() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(store.pipe_ready());
 }
 
 /// Stores each body from its own coroutine, all at once, and returns the outcomes in order.

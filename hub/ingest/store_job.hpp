@@ -1,0 +1,38 @@
+#pragma once
+
+// What the order store (store.cpp) and its pipeline (pipe.cpp) share: one webhook's unit of work, and the
+// arguments of the insert_orders statement for several of them. Internal to hub/ingest.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hub/ingest/store.hpp"
+
+namespace hub::ingest::detail {
+
+/// One unit of work for the batch: an order with its inbox row, or an inbox row alone.
+struct Job {
+    std::string partner_id;
+    /// An order_updated, stored one by one. An order_created travels as its entry alone: its validated form stays
+    /// with (and is freed by) the network thread that built the entry.
+    std::optional<Validated> update;
+    bool created = false;
+    InboxRecord inbox;
+    /// Its entry of the insert_orders statement (a JSON object without its position "i"), built by the
+    /// submitting coroutine so that the database worker only joins entries; empty for a job stored one by one
+    /// (order_updated).
+    std::string entry;
+};
+
+/// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
+inline constexpr std::size_t kMaxStatementBytes = 4 << 20;
+
+/// The insert_orders statement's arguments for `bulk` (indexes into `jobs`): the JSON array of their entries, and
+/// their raw bodies one after another.
+std::pair<std::string, std::string> insert_orders_args(std::span<Job> jobs, const std::vector<std::size_t>& bulk);
+
+}  // namespace hub::ingest::detail

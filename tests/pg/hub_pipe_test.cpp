@@ -1,0 +1,212 @@
+// The order store's pipeline (hub/ingest/pipe.hpp): insert_orders on a connection of its own, the next statement
+// sent while the last one runs. What it answers must be what the pool's group commit answers (hub_batch_test.cpp
+// runs every batch case through both); here, what is its own: many statements in a row, a lost connection, no
+// connection at all, a statement cancelled by its timeout.
+#include <future>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "tests/pg/hub_support.hpp"
+
+using namespace tests::hubdb;
+using Kind = hub::ingest::StoreOutcome::Kind;
+
+namespace {
+
+struct PipeAnswer {
+    std::optional<StoreOutcome> out;
+    std::string error;
+    bool unavailable = false;
+};
+
+struct PipeStore {
+    asio::io_context ioc;
+    common::db::Pool pool;
+    hub::ingest::OrderStore store;
+    PipeStore(const std::string& url, const std::string& pipe_url,
+              std::chrono::milliseconds timeout = std::chrono::milliseconds(0))
+        : pool({.url = url, .workers = 2, .on_connect = hub::db::prepare_all, .statement_timeout = timeout}),
+          store(pool, 256, 1, std::chrono::microseconds(0),
+                hub::ingest::PipeSettings{.url = pipe_url, .statement_timeout = timeout, .always = true}) {}
+
+    /// Stores every body of `reqs` (partner, body) from its own coroutine, all at once.
+    std::vector<PipeAnswer> store_all(const std::vector<std::pair<std::string, std::string>>& reqs) {
+        std::vector<PipeAnswer> answers(reqs.size());
+        for (std::size_t i = 0; i < reqs.size(); ++i) {
+            asio::co_spawn(
+                ioc,
+                [](hub::ingest::OrderStore& s, std::string partner, std::string body,
+                   PipeAnswer& a) -> asio::awaitable<void> {
+                    try {
+                        a.out = co_await s.store(partner, validated(body), inbox_for(partner, body));
+                    } catch (const std::exception& e) {
+                        a.error = e.what();
+                        a.unavailable = common::db::is_unavailable(std::current_exception());
+                    }
+                }(store, reqs[i].first, reqs[i].second, answers[i]),
+                asio::detached);
+        }
+        ioc.restart();
+        ioc.run();
+        return answers;
+    }
+};
+
+const char* kPipeBackends =
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'orderhub ingest pipeline' "
+    "AND datname = current_database()";
+
+}  // namespace
+
+TEST_CASE("pipe: many statements in a row, with repeats and conflicts, each answered once", "[pipe]") {
+    HubDb h;
+    PipeStore s(h.db.url(), h.db.url());
+    wait_for_pipe(s.store);
+    // 200 orders, then 50 of them again unchanged and 50 again with another customer, all at once.
+    std::vector<std::pair<std::string, std::string>> reqs;
+    for (int i = 0; i < 200; ++i) reqs.emplace_back("p1", order_json("M-" + std::to_string(i)));
+    for (int i = 0; i < 50; ++i) reqs.emplace_back("p1", order_json("M-" + std::to_string(i)));
+    for (int i = 50; i < 100; ++i) reqs.emplace_back("p1", order_json("M-" + std::to_string(i), "B1", "Other"));
+    const auto a = s.store_all(reqs);
+    std::map<std::string, std::set<std::string>> order_ids;  // payload.id -> the hub order ids answered
+    std::map<std::string, int> created;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        INFO(i << ": " << a[i].error);
+        REQUIRE(a[i].out);
+        const std::string id = "M-" + std::to_string(i < 200 ? i : i - 200);
+        if (!a[i].out->order_id.empty()) order_ids[id].insert(a[i].out->order_id);  // a conflict names none
+        if (a[i].out->kind == Kind::created) ++created[id];
+        if (i >= 200 && i < 250) CHECK((a[i].out->kind == Kind::created || a[i].out->kind == Kind::duplicate));
+        if (i >= 250) CHECK((a[i].out->kind == Kind::created || a[i].out->kind == Kind::conflict));
+    }
+    CHECK(created.size() == 200);
+    for (const auto& [id, n] : created) CHECK(n == 1);
+    for (const auto& [id, ids] : order_ids) CHECK(ids.size() == 1);  // every answer for one id names one order
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 200);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox") == 300);
+    CHECK(h.count("SELECT count(*) FROM hub.forward_jobs") == 200);
+    CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 200);
+}
+
+TEST_CASE("pipe: an order_updated waits for the order_created sent to the pipe before it", "[pipe]") {
+    HubDb h;
+    PipeStore s(h.db.url(), h.db.url());
+    wait_for_pipe(s.store);
+    // The pipe's statement inserts the order, then waits for a lock on the jobs' table, which the update never
+    // takes: stored at once beside it, the update would not see the order (not committed yet).
+    pqxx::connection locker(h.db.url());
+    pqxx::work lock(locker);
+    lock.exec0("LOCK TABLE hub.forward_jobs IN EXCLUSIVE MODE");
+    auto stored = std::async(std::launch::async, [&] {
+        return s.store_all({{"p1", order_json("U-1")}, {"p1", update_json("U-1", "assigned", "2024-05-01 18:10:00")}});
+    });
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 0 &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 1);
+    // Time for an update that did not wait to be stored wrongly (the test passes however long this takes).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    lock.commit();
+    const auto a = stored.get();
+    for (const auto& x : a) {
+        INFO(x.error);
+        REQUIRE(x.out);
+    }
+    CHECK(a[0].out->kind == Kind::created);
+    CHECK(a[1].out->kind == Kind::appended);
+    CHECK(a[1].out->order_id == a[0].out->order_id);
+    CHECK(a[1].out->applied);
+}
+
+TEST_CASE("pipe: a connection lost under a statement fails it as unavailable; the pipe comes back", "[pipe]") {
+    HubDb h;
+    PipeStore s(h.db.url(), h.db.url());
+    wait_for_pipe(s.store);
+    REQUIRE(h.count(kPipeBackends) == 1);
+    REQUIRE(s.store_all({{"p1", order_json("L-0")}})[0].out->kind == Kind::created);
+
+    // The pipe's statement waits for a lock another transaction holds; its backend is terminated meanwhile.
+    pqxx::connection locker(h.db.url());
+    pqxx::work lock(locker);
+    lock.exec0("LOCK TABLE hub.orders IN EXCLUSIVE MODE");
+    auto stored = std::async(std::launch::async, [&] { return s.store_all({{"p1", order_json("L-1")}}); });
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 0 &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 1);
+    REQUIRE(h.count(std::string("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ") +
+                    "application_name = 'orderhub ingest pipeline' AND datname = current_database()") == 1);
+    const auto lost = stored.get();
+    lock.commit();
+    REQUIRE_FALSE(lost[0].out);
+    CHECK(lost[0].unavailable);  // 503: retry later
+    CHECK(h.count("SELECT count(*) FROM hub.orders WHERE external_id = 'L-1'") == 0);
+
+    // Meanwhile and after, orders are stored (through the pool until the pipe has connected again).
+    const auto meanwhile = s.store_all({{"p1", order_json("L-1")}, {"p1", order_json("L-2")}});
+    for (const auto& a : meanwhile) {
+        INFO(a.error);
+        REQUIRE(a.out);
+        CHECK(a.out->kind == Kind::created);
+    }
+    wait_for_pipe(s.store);
+    CHECK(h.count(kPipeBackends) == 1);
+    const auto after = s.store_all({{"p1", order_json("L-3")}, {"p1", order_json("L-1")}});
+    REQUIRE(after[0].out);
+    CHECK(after[0].out->kind == Kind::created);
+    REQUIRE(after[1].out);
+    CHECK(after[1].out->kind == Kind::duplicate);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 4);
+}
+
+TEST_CASE("pipe: a backend terminated while idle costs no request", "[pipe]") {
+    HubDb h;
+    PipeStore s(h.db.url(), h.db.url());
+    wait_for_pipe(s.store);
+    REQUIRE(h.count(std::string("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ") +
+                    "application_name = 'orderhub ingest pipeline' AND datname = current_database()") == 1);
+    // The server's goodbye reaches the idle connection: the pipe lets go of it and hands requests to the pool.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (s.store.pipe_ready() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto a = s.store_all({{"p1", order_json("I-1")}, {"p1", order_json("I-2")}});
+    for (const auto& x : a) {
+        INFO(x.error);
+        REQUIRE(x.out);
+        CHECK(x.out->kind == Kind::created);
+    }
+    wait_for_pipe(s.store);
+    CHECK(s.store_all({{"p1", order_json("I-3")}})[0].out->kind == Kind::created);
+}
+
+TEST_CASE("pipe: without a connection of its own every order goes through the pool", "[pipe]") {
+    HubDb h;
+    // Nothing listens on port 1.
+    PipeStore s(h.db.url(), "postgresql://orderhub@127.0.0.1:1/nothing?connect_timeout=2");
+    const auto a = s.store_all({{"p1", order_json("N-1")}, {"p1", order_json("N-2")}, {"p1", order_json("N-1")}});
+    for (const auto& x : a) {
+        INFO(x.error);
+        REQUIRE(x.out);
+    }
+    CHECK_FALSE(s.store.pipe_ready());
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
+    CHECK(h.count("SELECT count(*) FROM hub.inbox") == 3);
+}
+
+TEST_CASE("pipe: a statement cancelled by its timeout answers unavailable, and stores nothing", "[pipe]") {
+    HubDb h;
+    PipeStore s(h.db.url(), h.db.url(), std::chrono::milliseconds(300));
+    wait_for_pipe(s.store);
+    pqxx::connection locker(h.db.url());
+    pqxx::work lock(locker);
+    lock.exec0("LOCK TABLE hub.orders IN EXCLUSIVE MODE");
+    const auto a = s.store_all({{"p1", order_json("T-1")}});
+    lock.commit();
+    REQUIRE_FALSE(a[0].out);
+    CHECK(a[0].unavailable);
+    CHECK(h.count("SELECT count(*) FROM hub.orders") == 0);
+    CHECK(s.store_all({{"p1", order_json("T-1")}})[0].out->kind == Kind::created);
+}
