@@ -57,6 +57,29 @@ const char* kPipeBackends =
     "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'orderhub ingest pipeline' "
     "AND datname = current_database()";
 
+/// Terminates the pipe's backend; returns how many were terminated.
+long long terminate_pipe_backend(HubDb& h) {
+    return h.count(std::string("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ") +
+                   "application_name = 'orderhub ingest pipeline' AND datname = current_database()");
+}
+
+/// Waits, at most 10 s, until the pipe's statement waits for a lock; REQUIREs that it does.
+void wait_for_lock_wait(HubDb& h) {
+    const std::string waiting = std::string(kPipeBackends) + " AND wait_event_type = 'Lock'";
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (h.count(waiting) == 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(h.count(waiting) == 1);
+}
+
+void check_all_created(const std::vector<PipeAnswer>& answers) {
+    for (const auto& a : answers) {
+        INFO(a.error);
+        REQUIRE(a.out);
+        CHECK(a.out->kind == Kind::created);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("pipe: many statements in a row, with repeats and conflicts, each answered once", "[pipe]") {
@@ -101,11 +124,7 @@ TEST_CASE("pipe: an order_updated waits for the order_created sent to the pipe b
     auto stored = std::async(std::launch::async, [&] {
         return s.store_all({{"p1", order_json("U-1")}, {"p1", update_json("U-1", "assigned", "2024-05-01 18:10:00")}});
     });
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 0 &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 1);
+    wait_for_lock_wait(h);
     // Time for an update that did not wait to be stored wrongly (the test passes however long this takes).
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     lock.commit();
@@ -132,13 +151,8 @@ TEST_CASE("pipe: a connection lost under a statement fails it as unavailable; th
     pqxx::work lock(locker);
     lock.exec0("LOCK TABLE hub.orders IN EXCLUSIVE MODE");
     auto stored = std::async(std::launch::async, [&] { return s.store_all({{"p1", order_json("L-1")}}); });
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 0 &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(h.count(std::string(kPipeBackends) + " AND wait_event_type = 'Lock'") == 1);
-    REQUIRE(h.count(std::string("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ") +
-                    "application_name = 'orderhub ingest pipeline' AND datname = current_database()") == 1);
+    wait_for_lock_wait(h);
+    REQUIRE(terminate_pipe_backend(h) == 1);
     const auto lost = stored.get();
     lock.commit();
     REQUIRE_FALSE(lost[0].out);
@@ -147,11 +161,7 @@ TEST_CASE("pipe: a connection lost under a statement fails it as unavailable; th
 
     // Meanwhile and after, orders are stored (through the pool until the pipe has connected again).
     const auto meanwhile = s.store_all({{"p1", order_json("L-1")}, {"p1", order_json("L-2")}});
-    for (const auto& a : meanwhile) {
-        INFO(a.error);
-        REQUIRE(a.out);
-        CHECK(a.out->kind == Kind::created);
-    }
+    check_all_created(meanwhile);
     wait_for_pipe(s.store);
     CHECK(h.count(kPipeBackends) == 1);
     const auto after = s.store_all({{"p1", order_json("L-3")}, {"p1", order_json("L-1")}});
@@ -166,18 +176,13 @@ TEST_CASE("pipe: a backend terminated while idle costs no request", "[pipe]") {
     HubDb h;
     PipeStore s(h.db.url(), h.db.url());
     wait_for_pipe(s.store);
-    REQUIRE(h.count(std::string("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ") +
-                    "application_name = 'orderhub ingest pipeline' AND datname = current_database()") == 1);
+    REQUIRE(terminate_pipe_backend(h) == 1);
     // The server's goodbye reaches the idle connection: the pipe lets go of it and hands requests to the pool.
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (s.store.pipe_ready() && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     const auto a = s.store_all({{"p1", order_json("I-1")}, {"p1", order_json("I-2")}});
-    for (const auto& x : a) {
-        INFO(x.error);
-        REQUIRE(x.out);
-        CHECK(x.out->kind == Kind::created);
-    }
+    check_all_created(a);
     wait_for_pipe(s.store);
     CHECK(s.store_all({{"p1", order_json("I-3")}})[0].out->kind == Kind::created);
 }
