@@ -139,7 +139,7 @@ TEST_CASE("pipe: an order_updated waits for the order_created sent to the pipe b
     CHECK(a[1].out->applied);
 }
 
-TEST_CASE("pipe: a connection lost under a statement fails it as unavailable; the pipe comes back", "[pipe]") {
+TEST_CASE("pipe: a connection lost under a statement fails it as unavailable, and the pipe comes back", "[pipe]") {
     HubDb h;
     PipeStore s(h.db.url(), h.db.url());
     wait_for_pipe(s.store);
