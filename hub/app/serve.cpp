@@ -106,6 +106,7 @@ int serve(const common::config::ParsedArgs& args) {
     else
         routes.serve_metrics(&metrics_endpoint);
     metrics_endpoint.watch(webhooks.limiter());
+    metrics_endpoint.watch(store);
     common::http::Handler handler = routes.handler();
     common::http::ErrorRenderer errors = hub::http::render_error;
     if (https) {

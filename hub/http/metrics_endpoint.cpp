@@ -9,6 +9,7 @@
 #include "hub/db/queries.hpp"
 #include "hub/http/routes.hpp"
 #include "hub/ingest/rate_limit.hpp"
+#include "hub/ingest/store.hpp"
 
 namespace hub::http {
 namespace {
@@ -103,6 +104,30 @@ void MetricsEndpoint::watch(const common::http::Server& server) {
     metrics_.registry.collector(
         "orderhub_http_connections", "Open HTTP connections of the listener.", Type::gauge,
         [&server](Writer& w) { w.sample("orderhub_http_connections", static_cast<double>(server.connections())); });
+}
+
+void MetricsEndpoint::watch(const ingest::OrderStore& store) {
+    if (!store.pipe_stats()) return;
+    auto& r = metrics_.registry;
+    r.collector(
+        "orderhub_ingest_pipeline_up", "1 while the ingest pipeline has its database connection, else 0.", Type::gauge,
+        [&store](Writer& w) { w.sample("orderhub_ingest_pipeline_up", store.pipe_stats()->ready ? 1.0 : 0.0); });
+    const auto counter = [&r, &store](const char* name, const char* help, std::uint64_t ingest::PipeStats::*field) {
+        r.collector(name, help, Type::counter, [&store, name, field](Writer& w) {
+            const auto stats = store.pipe_stats();
+            w.sample(name, static_cast<double>((*stats).*field));
+        });
+    };
+    counter("orderhub_ingest_pipeline_statements_total", "insert_orders statements the ingest pipeline sent.",
+            &ingest::PipeStats::statements);
+    counter("orderhub_ingest_pipeline_requests_total", "Webhook requests in the ingest pipeline's statements.",
+            &ingest::PipeStats::requests);
+    counter("orderhub_ingest_pipeline_handed_back_total",
+            "Webhook requests the ingest pipeline handed to the pool's group commit (pending, a failed statement, no "
+            "connection).",
+            &ingest::PipeStats::handed_back);
+    counter("orderhub_ingest_pipeline_connections_lost_total", "Connections the ingest pipeline lost.",
+            &ingest::PipeStats::connections_lost);
 }
 
 boost::asio::awaitable<void> MetricsEndpoint::refresh() {

@@ -15,8 +15,9 @@ class Pool;
 }
 
 namespace hub::ingest {
+class OrderStore;
 class RateLimiter;
-}
+}  // namespace hub::ingest
 
 namespace hub::http {
 
@@ -34,6 +35,8 @@ public:
     void watch(const ingest::RateLimiter& limiter);
     /// Adds the listener's open connections.
     void watch(const common::http::Server& server);
+    /// Adds the ingest pipeline's connection and counts (nothing when `store` has no pipeline).
+    void watch(const ingest::OrderStore& store);
 
     boost::asio::awaitable<common::http::Response> handle(const common::http::Request& req);
 

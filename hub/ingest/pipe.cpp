@@ -184,7 +184,7 @@ void IngestPipe::push(Entry e) {
         }
     }
     if (!queued)
-        handback_(std::move(e));  // NOLINT(bugprone-use-after-move): moved only when queued
+        give_back(std::move(e));  // NOLINT(bugprone-use-after-move): moved only when queued
     else if (wake_it)
         wake();
 }
@@ -223,6 +223,16 @@ void IngestPipe::answered_up_to(std::uint64_t seq) {
     for (auto& f : due) f();
 }
 
+void IngestPipe::give_back(Entry e) {
+    handed_back_.fetch_add(1, std::memory_order_relaxed);
+    handback_(std::move(e));
+}
+
+PipeStats IngestPipe::stats() const {
+    return {ready(), statements_.load(std::memory_order_relaxed), requests_.load(std::memory_order_relaxed),
+            handed_back_.load(std::memory_order_relaxed), connections_lost_.load(std::memory_order_relaxed)};
+}
+
 void IngestPipe::hand_back_queued() {
     std::deque<Entry> queued;
     {
@@ -231,7 +241,7 @@ void IngestPipe::hand_back_queued() {
     }
     if (queued.empty()) return;
     const std::uint64_t last = queued.back().seq;
-    for (auto& e : queued) handback_(std::move(e));
+    for (auto& e : queued) give_back(std::move(e));
     answered_up_to(last);
 }
 
@@ -254,6 +264,7 @@ void IngestPipe::run() {
         ready_.store(false);
         conn.reset();
         flushing = false;
+        connections_lost_.fetch_add(1, std::memory_order_relaxed);
         const auto error = std::make_exception_ptr(Unavailable("ingest pipeline: " + why));
         for (auto& b : inflight) {
             for (auto& e : b.entries) e.complete(error, {});
@@ -279,7 +290,7 @@ void IngestPipe::run() {
                 if (b.answered[k])
                     b.entries[k].complete(nullptr, std::move(b.results[k]));
                 else
-                    handback_(std::move(b.entries[k]));  // pending: the one-by-one path answers it
+                    give_back(std::move(b.entries[k]));  // pending: the one-by-one path answers it
             }
         } else if (common::db::is_unavailable_state(b.state)) {
             const auto error = std::make_exception_ptr(Unavailable("ingest pipeline: " + b.error));
@@ -287,7 +298,7 @@ void IngestPipe::run() {
         } else {
             // Nothing of the statement was committed: the one-by-one path stores each entry as if alone, so one bad
             // entry fails alone.
-            for (auto& e : b.entries) handback_(std::move(e));
+            for (auto& e : b.entries) give_back(std::move(e));
         }
         answered_up_to(b.entries.back().seq);
     };
@@ -357,6 +368,8 @@ void IngestPipe::run() {
         }
         if (!take.empty()) {
             if (observer_) observer_(take.size());
+            statements_.fetch_add(1, std::memory_order_relaxed);
+            requests_.fetch_add(take.size(), std::memory_order_relaxed);
             Batch b;
             b.entries = std::move(take);
             b.results.resize(b.entries.size());

@@ -55,6 +55,9 @@ public:
     /// Calls `then` (on the pipe's thread, or on this one when nothing is pending) once every entry pushed before
     /// this call has been answered or handed back: an order_updated goes after the order_created pushed before it.
     void after_pending(std::function<void()> then);
+    /// What /metrics shows of the pipe.
+    PipeStats stats() const;
+
     /// True while entries pushed are neither answered nor handed back yet.
     bool pending() const;
     /// True while pending, or when the last statement was answered less than `gap` ago.
@@ -64,6 +67,8 @@ private:
     struct Batch;
     void run();
     void wake();
+    /// Hands `e` back to the batcher (counted).
+    void give_back(Entry e);
     /// Hands back every queued entry (no connection).
     void hand_back_queued();
     /// Marks the entries up to `seq` as answered and calls the waiters that were waiting for them.
@@ -85,6 +90,10 @@ private:
     std::uint64_t answered_ = 0;
     std::vector<std::pair<std::uint64_t, std::function<void()>>> waiters_;
     std::atomic<bool> ready_{false};
+    std::atomic<std::uint64_t> statements_{0};
+    std::atomic<std::uint64_t> requests_{0};
+    std::atomic<std::uint64_t> handed_back_{0};
+    std::atomic<std::uint64_t> connections_lost_{0};
     std::atomic<std::chrono::steady_clock::rep> last_answer_{0};  // when the last statement was answered
     std::thread thread_;
 };

@@ -339,6 +339,11 @@ OrderStore::~OrderStore() = default;
 
 bool OrderStore::pipe_ready() const { return impl_->pipe && impl_->pipe->ready(); }
 
+std::optional<PipeStats> OrderStore::pipe_stats() const {
+    if (!impl_->pipe) return std::nullopt;
+    return impl_->pipe->stats();
+}
+
 boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, Validated order, InboxRecord inbox) {
     Job job{std::move(partner_id), std::nullopt, false, std::move(inbox), {}};
     if (std::holds_alternative<OrderCreated>(order.payload)) {

@@ -2,6 +2,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,6 +79,15 @@ struct PipeSettings {
     bool always = false;  ///< every order_created through the pipe, whatever the load (tests)
 };
 
+/// What the ingest pipeline has done (hub/ingest/pipe.hpp).
+struct PipeStats {
+    bool ready = false;                  ///< it has its connection
+    std::uint64_t statements = 0;        ///< statements sent
+    std::uint64_t requests = 0;          ///< requests in them
+    std::uint64_t handed_back = 0;       ///< requests it handed to the pool's group commit
+    std::uint64_t connections_lost = 0;  ///< connections lost (a restart, a terminated backend)
+};
+
 /// Writes orders and inbox rows through group commit: requests from many connections share transactions,
 /// each answered only after its transaction committed. At light load a request that finds no transaction running or
 /// due waits `gather` for others to share its statement (common::db::Batcher). Thread-safe; holds a reference to the
@@ -94,6 +104,8 @@ public:
 
     /// True when order_created requests may go through the pipeline (it has its connection); false without one.
     bool pipe_ready() const;
+    /// The pipeline's figures for /metrics; nullopt without one.
+    std::optional<PipeStats> pipe_stats() const;
 
 private:
     struct Impl;

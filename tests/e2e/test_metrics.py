@@ -158,6 +158,10 @@ check(("orderhub_rate_limited_by_partner_total", frozenset({("partner", partner[
 check(delta("orderhub_db_pool_wait_seconds_count") > 10, "database jobs' queue waits observed")
 check(delta("orderhub_db_pool_jobs_total") > 10, "database jobs counted")
 eq(value(after, "orderhub_db_pool_workers"), 4, "pool workers")
+# One request at a time is no load: the pipeline has its connection and sent nothing.
+eq(value(after, "orderhub_ingest_pipeline_up"), 1, "the ingest pipeline has its connection")
+eq(value(after, "orderhub_ingest_pipeline_requests_total"), 0, "no load, no request through the pipeline")
+eq(value(after, "orderhub_ingest_pipeline_connections_lost_total"), 0, "the pipeline lost no connection")
 check(value(after, "orderhub_http_connections") >= 1, "open connections (this scrape's)")
 check(delta("orderhub_http_requests_total", route="metrics", status="200") >= 1, "scrapes are counted")
 text = hub.request("GET", "/metrics")[2]

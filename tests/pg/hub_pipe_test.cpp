@@ -110,6 +110,15 @@ TEST_CASE("pipe: many statements in a row, with repeats and conflicts, each answ
     CHECK(h.count("SELECT count(*) FROM hub.inbox") == 300);
     CHECK(h.count("SELECT count(*) FROM hub.forward_jobs") == 200);
     CHECK(h.count("SELECT count(*) FROM hub.order_status_log") == 200);
+    // Every request went in the pipe's statements; those it handed back (none is pending here) were counted.
+    const auto stats = s.store.pipe_stats();
+    REQUIRE(stats);
+    CHECK(stats->ready);
+    CHECK(stats->requests == 300);
+    CHECK(stats->statements >= 2);
+    CHECK(stats->statements <= 300);
+    CHECK(stats->handed_back == 0);
+    CHECK(stats->connections_lost == 0);
 }
 
 TEST_CASE("pipe: an order_updated waits for the order_created sent to the pipe before it", "[pipe]") {
@@ -154,6 +163,7 @@ TEST_CASE("pipe: a connection lost under a statement fails it as unavailable, an
     wait_for_lock_wait(h);
     REQUIRE(terminate_pipe_backend(h) == 1);
     const auto lost = stored.get();
+    CHECK(s.store.pipe_stats()->connections_lost == 1);
     lock.commit();
     REQUIRE_FALSE(lost[0].out);
     CHECK(lost[0].unavailable);  // 503: retry later
