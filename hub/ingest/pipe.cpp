@@ -110,8 +110,7 @@ Conn open(const std::string& url, std::chrono::milliseconds statement_timeout) {
 
 struct IngestPipe::Batch {
     std::vector<Entry> entries;
-    std::vector<StoreOutcome> results;
-    std::vector<bool> answered;
+    std::vector<std::optional<StoreOutcome>> answers;  // by entry; none: pending
     Clock::time_point sent;
     std::string error;  // the statement's error, when it failed: nothing of it was committed
     std::string state;  // its SQLSTATE
@@ -130,26 +129,21 @@ struct IngestPipe::Batch {
         for (int row = 0; row < PQntuples(r); ++row) {
             const auto n = std::strtoul(PQgetvalue(r, row, col_i), nullptr, 10);
             if (n >= entries.size() || PQgetvalue(r, row, col_pending)[0] == 't') continue;
-            StoreOutcome& out = results[n];
-            // An inbox row alone has no kind; only its inbox id counts.
-            out.kind = PQgetisnull(r, row, col_kind)
-                           ? StoreOutcome::Kind::created
-                           : static_cast<StoreOutcome::Kind>(std::strtol(PQgetvalue(r, row, col_kind), nullptr, 10));
-            if (!PQgetisnull(r, row, col_order)) out.order_id = PQgetvalue(r, row, col_order);
-            out.inbox_id = PQgetvalue(r, row, col_inbox);
-            answered[n] = true;
+            answers[n] = detail::answered_outcome(
+                PQgetisnull(r, row, col_kind)
+                    ? std::nullopt
+                    : std::optional<int>(static_cast<int>(std::strtol(PQgetvalue(r, row, col_kind), nullptr, 10))),
+                PQgetisnull(r, row, col_order) ? nullptr : PQgetvalue(r, row, col_order),
+                PQgetvalue(r, row, col_inbox));
         }
     }
 };
 
-IngestPipe::IngestPipe(const PipeSettings& settings, std::size_t max_batch, Handback handback,
-                       std::function<void(std::size_t)> observer)
+IngestPipe::IngestPipe(const PipeSettings& settings, std::size_t max_batch, Handback handback)
     : url_(settings.url),
       statement_timeout_(settings.statement_timeout),
-      lead_(kLead),
       max_batch_(std::max<std::size_t>(max_batch, 1)),
       handback_(std::move(handback)),
-      observer_(std::move(observer)),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
     if (wake_fd_ < 0) throw std::runtime_error("ingest pipeline: eventfd failed");
     thread_ = std::thread([this] { run(); });
@@ -205,7 +199,8 @@ bool IngestPipe::pending() const {
     return answered_ < pushed_;
 }
 
-bool IngestPipe::active_within(Clock::duration gap) const {
+bool IngestPipe::carries(double size, Clock::duration gap) const {
+    if (typical_.load(std::memory_order_relaxed) < size) return false;
     const Clock::time_point last{Clock::duration(last_answer_.load(std::memory_order_relaxed))};
     return Clock::now() - last < gap || pending();
 }
@@ -287,8 +282,8 @@ void IngestPipe::run() {
         busy_since = now;
         if (b.error.empty()) {
             for (std::size_t k = 0; k < b.entries.size(); ++k) {
-                if (b.answered[k])
-                    b.entries[k].complete(nullptr, std::move(b.results[k]));
+                if (b.answers[k])
+                    b.entries[k].complete(nullptr, std::move(*b.answers[k]));
                 else
                     give_back(std::move(b.entries[k]));  // pending: the one-by-one path answers it
             }
@@ -350,7 +345,7 @@ void IngestPipe::run() {
             due = busy_since +
                   std::chrono::microseconds(
                       static_cast<std::int64_t>(per_entry * static_cast<double>(inflight.front().entries.size()))) -
-                  lead_;
+                  kLead;
         std::vector<Entry> take;
         {
             std::lock_guard lock(mutex_);
@@ -367,13 +362,13 @@ void IngestPipe::run() {
             sleeping_ = !stopping_ && now >= due && take.empty();  // a push wakes the thread to send at once
         }
         if (!take.empty()) {
-            if (observer_) observer_(take.size());
+            typical_.store(typical_.load(std::memory_order_relaxed) * 0.75 + static_cast<double>(take.size()) * 0.25,
+                           std::memory_order_relaxed);  // written by this thread only
             statements_.fetch_add(1, std::memory_order_relaxed);
             requests_.fetch_add(take.size(), std::memory_order_relaxed);
             Batch b;
             b.entries = std::move(take);
-            b.results.resize(b.entries.size());
-            b.answered.assign(b.entries.size(), false);
+            b.answers.resize(b.entries.size());
             std::vector<detail::Job> jobs;
             jobs.reserve(b.entries.size());
             std::vector<std::size_t> all(b.entries.size());

@@ -21,8 +21,6 @@
 
 namespace hub::ingest {
 
-struct PipeSettings;
-
 /// One thread and one libpq connection in pipeline mode running insert_orders: at most one statement executing and
 /// one sent behind it. Each statement is its own transaction (a Sync after it), answered when its commit is
 /// known, as the group commit of common::db::Batcher answers. What it cannot answer it hands back (`handback`): the
@@ -41,9 +39,7 @@ public:
     };
     using Handback = std::function<void(Entry)>;
 
-    /// `observer` is called with the size of every statement as it is sent (on the pipe's thread; keep it short).
-    IngestPipe(const PipeSettings& settings, std::size_t max_batch, Handback handback,
-               std::function<void(std::size_t)> observer = {});
+    IngestPipe(const PipeSettings& settings, std::size_t max_batch, Handback handback);
     ~IngestPipe();
     IngestPipe(const IngestPipe&) = delete;
     IngestPipe& operator=(const IngestPipe&) = delete;
@@ -60,8 +56,9 @@ public:
 
     /// True while entries pushed are neither answered nor handed back yet.
     bool pending() const;
-    /// True while pending, or when the last statement was answered less than `gap` ago.
-    bool active_within(std::chrono::steady_clock::duration gap) const;
+    /// True while its recent statements carried `size` entries or more on average and it is in use: entries pending,
+    /// or the last statement answered less than `gap` ago (load, not a burst).
+    bool carries(double size, std::chrono::steady_clock::duration gap) const;
 
 private:
     struct Batch;
@@ -76,10 +73,8 @@ private:
 
     std::string url_;
     std::chrono::milliseconds statement_timeout_;
-    std::chrono::microseconds lead_;
     std::size_t max_batch_;
     Handback handback_;
-    std::function<void(std::size_t)> observer_;
     int wake_fd_ = -1;
 
     mutable std::mutex mutex_;
@@ -95,6 +90,7 @@ private:
     std::atomic<std::uint64_t> handed_back_{0};
     std::atomic<std::uint64_t> connections_lost_{0};
     std::atomic<std::chrono::steady_clock::rep> last_answer_{0};  // when the last statement was answered
+    std::atomic<double> typical_{0};                              // recent statements' entries, on average
     std::thread thread_;
 };
 

@@ -1,6 +1,5 @@
 #include "hub/ingest/store.hpp"
 
-#include <atomic>
 #include <charconv>
 #include <pqxx/pqxx>
 #include <variant>
@@ -132,12 +131,9 @@ std::vector<bool> insert_orders(pqxx::transaction_base& tx, std::span<Job> jobs,
     for (const auto& row : rows) {
         const auto n = static_cast<std::size_t>(row["i"].as<long>());
         if (n >= bulk.size() || row["pending"].as<bool>()) continue;
-        StoreOutcome& out = results[bulk[n]];
-        // An inbox row alone has no kind; only its inbox id counts.
-        out.kind = row["kind"].is_null() ? StoreOutcome::Kind::created
-                                         : static_cast<StoreOutcome::Kind>(row["kind"].as<int>());
-        if (!row["order_id"].is_null()) out.order_id = row["order_id"].as<std::string>();
-        out.inbox_id = row["inbox_id"].as<std::string>();
+        results[bulk[n]] = detail::answered_outcome(
+            row["kind"].is_null() ? std::nullopt : std::optional<int>(row["kind"].as<int>()),
+            row["order_id"].is_null() ? nullptr : row["order_id"].c_str(), row["inbox_id"].as<std::string>());
         answered[n] = true;
     }
     return answered;
@@ -290,21 +286,15 @@ struct OrderStore::Impl {
         : batcher(pool, run_batch, max_batch, max_concurrent, std::chrono::microseconds(1000), gather) {
         if (!settings) return;
         always = settings->always;
-        pipe = std::make_unique<IngestPipe>(
-            *settings, max_batch,
-            [this](IngestPipe::Entry e) {
-                batcher.submit_then(std::move(e.job), std::move(e.complete), std::move(e.executor));
-            },
-            [this](std::size_t n) {
-                pipe_typical.store(pipe_typical.load(std::memory_order_relaxed) * 0.75 + static_cast<double>(n) * 0.25,
-                                   std::memory_order_relaxed);
-            });
+        pipe = std::make_unique<IngestPipe>(*settings, max_batch, [this](IngestPipe::Entry e) {
+            batcher.submit_then(std::move(e.job), std::move(e.complete), std::move(e.executor));
+        });
     }
 
     bool through_pipe(const Job& job) const {
         if (!pipe || job.entry.empty() || !pipe->ready()) return false;
         if (always) return true;
-        if (pipe_typical.load(std::memory_order_relaxed) >= kPipeStays && pipe->active_within(kPipeGap)) return true;
+        if (pipe->carries(kPipeStays, kPipeGap)) return true;
         return batcher.busy_with(kPipeFrom);
     }
 
@@ -326,7 +316,6 @@ struct OrderStore::Impl {
 
     common::db::Batcher<Job, StoreOutcome> batcher;
     bool always = false;
-    std::atomic<double> pipe_typical{0};  // the pipe's recent statement sizes
     /// Last: destroyed first, handing back to the batcher what it has not sent.
     std::unique_ptr<IngestPipe> pipe;
 };

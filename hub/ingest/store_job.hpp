@@ -31,6 +31,16 @@ struct Job {
 /// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
 inline constexpr std::size_t kMaxStatementBytes = 4 << 20;
 
+/// The outcome insert_orders' row answers for one entry: `kind` (null for an inbox row alone, which only its
+/// inbox id answers: created), `order_id` (null when the kind names no order) and `inbox_id`.
+inline StoreOutcome answered_outcome(std::optional<int> kind, const char* order_id, std::string inbox_id) {
+    StoreOutcome out;
+    out.kind = kind ? static_cast<StoreOutcome::Kind>(*kind) : StoreOutcome::Kind::created;
+    if (order_id != nullptr) out.order_id = order_id;
+    out.inbox_id = std::move(inbox_id);
+    return out;
+}
+
 /// The insert_orders statement's arguments for `bulk` (indexes into `jobs`): the JSON array of their entries, and
 /// their raw bodies one after another.
 std::pair<std::string, std::string> insert_orders_args(std::span<Job> jobs, const std::vector<std::size_t>& bulk);
