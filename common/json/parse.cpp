@@ -6,12 +6,16 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse_options.hpp>
 #include <boost/json/string.hpp>
+#include <boost/json/value_stack.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <optional>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -24,23 +28,20 @@ namespace bj = boost::json;
 // Keys quoted in error messages are cut to this many bytes so that a hostile key cannot bloat the answer.
 constexpr std::size_t kMaxQuotedKeyBytes = 64;
 
-// Values pending on the build stack of a typical webhook body, reserved at once to avoid regrowth.
-constexpr std::size_t kInitialStackSize = 64;
-
 // The document's arena starts at this many bytes per byte of input (a parsed webhook body takes about three
 // times its text), within bounds; it grows by itself beyond that.
 constexpr std::size_t kArenaPerInputByte = 4;
 constexpr std::size_t kMinArena = 4096;
 constexpr std::size_t kMaxFirstArena = 1 << 20;
 
-// Builds a boost::json::value from basic_parser events, like boost::json::parser does, but refuses what
-// Boost.JSON 1.81 accepts silently: duplicate keys (it keeps the last one) and out-of-range numbers (it
-// yields +-inf for 1e400 and an inexact double for integers beyond uint64/int64).
+// Builds a boost::json::value from basic_parser events as boost::json::parser does (its value_stack), but
+// refuses what Boost.JSON 1.81 accepts silently: duplicate keys (it keeps the last one) and out-of-range numbers
+// (it yields +-inf for 1e400 and an inexact double for integers beyond uint64/int64).
 //
-// Values are kept on a plain vector; an object is assembled with object::emplace, whose `inserted` flag
-// detects a duplicate in O(1) per key (the object hashes its keys once it is not small). Every value of the
-// document is allocated from one monotonic arena (`sp_`), released at once with the document: a handful of
-// heap allocations per request instead of one per string, array and object.
+// The keys of every object still open are kept, as text, beside the value stack; when an object ends its keys
+// are compared (pairwise while few, sorted when many, so a hostile object of many keys costs n log n), then
+// value_stack builds the object. Every value of the document is allocated from one monotonic arena, released at
+// once with the document; the stack itself starts in a buffer inside the handler.
 class StrictHandler {
 public:
     // Names required by the basic_parser handler concept.
@@ -51,52 +52,68 @@ public:
     static constexpr std::size_t max_string_size = bj::string::max_size();
     // NOLINTEND(readability-identifier-naming)
 
-    explicit StrictHandler(bj::storage_ptr sp) : sp_(std::move(sp)) { stack_.reserve(kInitialStackSize); }
+    explicit StrictHandler(bj::storage_ptr sp) : stack_({}, scratch_.data(), scratch_.size()) {
+        stack_.reset(std::move(sp));
+        keys_.reserve(kInitialKeys);
+        objects_.reserve(kInitialDepth);
+        key_text_.reserve(kInitialKeyText);
+    }
 
     bool on_document_begin(bj::error_code&) { return true; }
     bool on_document_end(bj::error_code&) { return true; }
     bool on_array_begin(bj::error_code&) { return true; }
-    bool on_object_begin(bj::error_code&) { return true; }
+
+    bool on_object_begin(bj::error_code&) {
+        objects_.push_back(keys_.size());
+        return true;
+    }
 
     bool on_array_end(std::size_t n, bj::error_code&) {
-        bj::array array(sp_);
-        array.reserve(n);
-        const auto first = stack_.end() - static_cast<std::ptrdiff_t>(n);
-        for (auto it = first; it != stack_.end(); ++it) {
-            array.push_back(std::move(*it));
-        }
-        stack_.erase(first, stack_.end());
-        stack_.emplace_back(std::move(array));
+        stack_.push_array(n);
         return true;
     }
 
     bool on_object_end(std::size_t n, bj::error_code& ec) {
-        bj::object object(n, sp_);
-        const auto first = stack_.end() - static_cast<std::ptrdiff_t>(2 * n);
-        for (auto it = first; it != stack_.end(); it += 2) {
-            const bj::string& key = it->get_string();
-            if (!object.emplace(key, std::move(it[1])).second) {
-                const std::string_view shown(key.data(), std::min(key.size(), kMaxQuotedKeyBytes));
-                return fail(ec, "duplicate object key \"" + std::string(shown) + "\"");
-            }
+        const std::size_t first = objects_.back();
+        objects_.pop_back();
+        if (const auto repeated = first_repeated(first, n)) {
+            const std::string_view key = key_at(*repeated);
+            return fail(ec, "duplicate object key \"" + std::string(key.substr(0, kMaxQuotedKeyBytes)) + "\"");
         }
-        stack_.erase(first, stack_.end());
-        stack_.emplace_back(std::move(object));
+        if (n > 0) key_text_.resize(keys_[first].offset);
+        keys_.resize(first);
+        stack_.push_object(n);
         return true;
     }
 
     bool on_string_part(bj::string_view s, std::size_t, bj::error_code&) {
-        chars_.append(s.data(), s.size());
+        stack_.push_chars(s);
         return true;
     }
 
     bool on_string(bj::string_view s, std::size_t, bj::error_code&) {
-        push_chars(s);
+        stack_.push_string(s);
         return true;
     }
 
-    bool on_key_part(bj::string_view s, std::size_t n, bj::error_code& ec) { return on_string_part(s, n, ec); }
-    bool on_key(bj::string_view s, std::size_t n, bj::error_code& ec) { return on_string(s, n, ec); }
+    bool on_key_part(bj::string_view s, std::size_t, bj::error_code&) {
+        if (!in_key_) {
+            in_key_ = true;
+            keys_.push_back({key_text_.size(), 0});
+        }
+        key_text_.append(s.data(), s.size());
+        stack_.push_chars(s);
+        return true;
+    }
+
+    bool on_key(bj::string_view s, std::size_t, bj::error_code&) {
+        if (!in_key_) keys_.push_back({key_text_.size(), 0});
+        in_key_ = false;
+        key_text_.append(s.data(), s.size());
+        keys_.back().size = key_text_.size() - keys_.back().offset;
+        stack_.push_key(s);
+        return true;
+    }
 
     bool on_number_part(bj::string_view s, bj::error_code&) {
         number_.append(s.data(), s.size());
@@ -105,13 +122,13 @@ public:
 
     bool on_int64(std::int64_t i, bj::string_view, bj::error_code&) {
         number_.clear();
-        stack_.emplace_back(i, sp_);
+        stack_.push_int64(i);
         return true;
     }
 
     bool on_uint64(std::uint64_t u, bj::string_view, bj::error_code&) {
         number_.clear();
-        stack_.emplace_back(u, sp_);
+        stack_.push_uint64(u);
         return true;
     }
 
@@ -135,17 +152,17 @@ public:
         if (!std::isfinite(d)) {
             return fail(ec, "number out of range");
         }
-        stack_.emplace_back(d, sp_);
+        stack_.push_double(d);
         return true;
     }
 
     bool on_bool(bool b, bj::error_code&) {
-        stack_.emplace_back(b, sp_);
+        stack_.push_bool(b);
         return true;
     }
 
     bool on_null(bj::error_code&) {
-        stack_.emplace_back(nullptr, sp_);
+        stack_.push_null();
         return true;
     }
 
@@ -157,21 +174,45 @@ public:
     const std::string& reason() const { return reason_; }
 
     /// Takes the finished document; valid only after a successful complete parse.
-    bj::value release() {
-        bj::value result = std::move(stack_.back());
-        stack_.clear();
-        return result;
-    }
+    bj::value release() { return stack_.release(); }
 
 private:
-    void push_chars(bj::string_view last) {
-        if (chars_.empty()) {
-            stack_.emplace_back(bj::string(last, sp_));
-            return;
+    // Keys of the objects still open, in document order; a pairwise comparison is cheaper up to this many.
+    static constexpr std::size_t kPairwiseKeys = 16;
+    static constexpr std::size_t kInitialKeys = 64;
+    static constexpr std::size_t kInitialKeyText = 1024;
+    static constexpr std::size_t kInitialDepth = 16;
+    // The value stack's first buffer (boost::json::parser keeps one the same way); it grows on the heap.
+    static constexpr std::size_t kScratchBytes = 2048;
+
+    struct Key {
+        std::size_t offset;
+        std::size_t size;
+    };
+
+    std::string_view key_at(std::size_t index) const {
+        return std::string_view(key_text_).substr(keys_[index].offset, keys_[index].size);
+    }
+
+    /// The index of the first key among keys_[first, first + n) that repeats an earlier one, in document order.
+    std::optional<std::size_t> first_repeated(std::size_t first, std::size_t n) const {
+        if (n <= kPairwiseKeys) {
+            for (std::size_t j = first + 1; j < first + n; ++j)
+                for (std::size_t i = first; i < j; ++i)
+                    if (key_at(i) == key_at(j)) return j;
+            return std::nullopt;
         }
-        chars_.append(last.data(), last.size());
-        stack_.emplace_back(bj::string(chars_, sp_));
-        chars_.clear();
+        std::vector<std::size_t> order(n);
+        for (std::size_t k = 0; k < n; ++k) order[k] = first + k;
+        std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+            const auto ka = key_at(a);
+            const auto kb = key_at(b);
+            return ka != kb ? ka < kb : a < b;
+        });
+        std::optional<std::size_t> repeated;
+        for (std::size_t k = 1; k < n; ++k)
+            if (key_at(order[k]) == key_at(order[k - 1]) && (!repeated || order[k] < *repeated)) repeated = order[k];
+        return repeated;
     }
 
     bool fail(bj::error_code& ec, std::string reason) {
@@ -180,10 +221,13 @@ private:
         return false;
     }
 
-    bj::storage_ptr sp_;
-    std::vector<bj::value> stack_;
-    std::string chars_;   // pieces of a string or key split across events (escapes)
-    std::string number_;  // pieces of a number split across events
+    alignas(16) std::array<unsigned char, kScratchBytes> scratch_{};
+    bj::value_stack stack_;
+    std::vector<Key> keys_;            // the keys of the open objects, innermost last
+    std::string key_text_;             // their text, one after another
+    std::vector<std::size_t> objects_;  // where each open object's keys begin in keys_
+    bool in_key_ = false;              // a key arrives in pieces (escapes, or split input)
+    std::string number_;               // pieces of a number split across events
     std::string reason_;
 };
 

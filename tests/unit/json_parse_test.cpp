@@ -68,6 +68,36 @@ TEST_CASE("parse_strict refuses duplicate object keys", "[json]") {
         CHECK(parse_strict(text + "\"last\":0}").value.has_value());
         require_refused(text + "\"k250\":0}");
     }
+    SECTION("the message names the first key that repeats, in document order") {
+        CHECK(parse_strict(R"({"b":1,"a":1,"b":2,"a":2})").error.find("duplicate object key \"b\"") !=
+              std::string::npos);
+        std::string text = "{";
+        for (int i = 0; i < 100; ++i) text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+        const auto result = parse_strict(text + R"("k70":1,"k3":1,"k70":2})");
+        CHECK(result.error.find("duplicate object key \"k70\"") != std::string::npos);
+    }
+    SECTION("a key written with escapes, in objects small and large") {
+        require_refused(R"({"x":{"c":1,"\u0061b":1,"d":1,"ab":2}})");
+        std::string text = "{";
+        for (int i = 0; i < 40; ++i) text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+        require_refused(text + R"("\u006b7":1})");
+        CHECK(parse_strict(text + R"("\u006b":1})").value.has_value());
+    }
+    SECTION("keys of an inner object do not count for the outer one, before or after it") {
+        const auto result = parse_strict(R"({"a":1,"in":{"b":1,"c":{"a":2}},"b":2,"c":3})");
+        REQUIRE(result.value);
+        CHECK(result.value->at("in").at("c").at("a") == 2);
+        CHECK(result.value->as_object().size() == 4);
+        CHECK_FALSE(parse_strict(R"({"a":1,"in":{"b":1,"c":{"a":2}},"b":2,"a":3})").value);
+    }
+    SECTION("many distinct keys in one object") {
+        std::string text = "{";
+        for (int i = 0; i < 50000; ++i) text += "\"key" + std::to_string(i) + "\":null,";
+        text.back() = '}';
+        const auto result = parse_strict(text);
+        REQUIRE(result.value);
+        CHECK(result.value->as_object().size() == 50000);
+    }
     SECTION("the same key in different objects is fine") {
         const auto result = parse_strict(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})");
         REQUIRE(result.value);
