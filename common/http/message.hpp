@@ -21,6 +21,7 @@ struct Request {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     std::string request_id;  ///< the caller's valid X-Request-Id or traceparent trace-id, else generated; echoed
+    std::string trace_id;    ///< the trace-id of the caller's valid traceparent, "" without one
     std::string remote;      ///< peer address
 
     /// The first header with this name (case-insensitive).

@@ -233,7 +233,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             if (it == h.end()) return std::nullopt;
             return std::string_view(it->value().data(), it->value().size());
         };
-        meta.request_id = incoming_request_id(field("X-Request-Id"), field("traceparent"));
+        const auto traceparent = field("traceparent");
+        if (traceparent) meta.trace_id = trace_id_of(*traceparent).value_or("");
+        meta.request_id = incoming_request_id(field("X-Request-Id"), traceparent);
         meta.method = std::string(h.method_string());
         meta.target = std::string(h.target());
         meta.path = meta.target.substr(0, meta.target.find('?'));
@@ -342,8 +344,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         auto& msg = parser.get();
         const unsigned version = msg.version();
         const bool client_keep_alive = msg.keep_alive();
-        for (const auto& f : msg) meta.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+        // The handler's copy takes the headers and the body; the session's (`meta`, for the answer and the access
+        // log) keeps the request line and ids only.
         Request req = meta;
+        for (const auto& f : msg) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
         req.body = std::move(msg.body());
         Response r;
         try {

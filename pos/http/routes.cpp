@@ -3,7 +3,6 @@
 #include <exception>
 
 #include "common/db/pool.hpp"
-#include "common/http/request_id.hpp"
 #include "common/log/log.hpp"
 #include "pos/http/login_handler.hpp"
 #include "pos/http/metrics.hpp"
@@ -16,10 +15,9 @@ using common::http::Response;
 
 void access_log(const Request& req, const Response& res, std::chrono::microseconds latency) {
     // The caller's trace (a valid traceparent's trace-id, "" without one) beside its request id: the hub sends both.
-    const auto traceparent = req.header("traceparent");
     common::log::info("request",
                       {{"request_id", req.request_id},
-                       {"trace_id", traceparent ? common::http::trace_id_of(*traceparent).value_or("") : std::string()},
+                       {"trace_id", req.trace_id},
                        {"method", req.method},
                        {"route", req.path},
                        {"status", res.status},
