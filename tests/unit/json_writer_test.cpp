@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -29,6 +30,32 @@ TEST_CASE("json writer: every byte, alone and inside text, as boost::json::seria
     CHECK(written_text("") == "\"\"");
     CHECK(written_text(std::string(5000, '\n')) ==
           boost::json::serialize(boost::json::string_view(std::string(5000, '\n'))));
+}
+
+TEST_CASE("json writer: every byte at every place of a text longer than one word", "[json]") {
+    // The plain path reads eight bytes at a time: a byte that needs escaping must be found in any lane, in the
+    // tail, and beside neighbours that could borrow (0x00, 0x20, 0x7F, 0x80, 0xFF).
+    const auto rule = [](std::string_view s) {
+        return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\'; });
+    };
+    for (const char filler : {'a', ' ', '~', '!', '#', '[', ']'}) {
+        for (int b = 0; b < 256; ++b) {
+            for (std::size_t at = 0; at < 17; ++at) {
+                std::string text(17, filler);
+                text[at] = static_cast<char>(b);
+                INFO("byte " << b << " at " << at << " among '" << filler << "'");
+                CHECK(common::json::Writer::plain(text) == rule(text));
+                CHECK(written_text(text) == boost::json::serialize(boost::json::string_view(text)));
+            }
+        }
+    }
+    for (int a = 0; a < 256; ++a) {
+        for (int b = 0; b < 256; b += 3) {
+            const std::string pair = {'x', 'x', 'x', static_cast<char>(a), static_cast<char>(b), 'y', 'y', 'y'};
+            INFO("bytes " << a << ", " << b);
+            CHECK(common::json::Writer::plain(pair) == rule(pair));
+        }
+    }
 }
 
 TEST_CASE("json writer: numbers, booleans, null and values as boost::json::serialize writes them", "[json]") {
