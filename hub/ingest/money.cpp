@@ -7,10 +7,21 @@
 namespace hub::ingest {
 namespace {
 
-// Rounds a finite double in [0, kMaxMoneyUnits] to thousandths, half away from zero, working on the shortest
-// decimal text that round-trips the double: that text is what the partner wrote, so 20.0005 (stored as
-// 20.000499999999998...) still rounds up.
+// Rounds a finite double in [0, kMaxMoneyUnits] to thousandths, half away from zero: detail::money_by_text, without
+// writing the text when the double is the one nearest to a number of thousandths r / 1000 (most amounts: "18.25").
+// Then the shortest text of d rounds to r: any text that round-trips d lies within one unit in the last place of d
+// (1.2e-7 at most below 1e9) of r / 1000, far from the 0.0005 that would round it elsewhere.
 Money round_to_thousandths(double d) {
+    const double thousandths = std::round(d * 1000);
+    if (thousandths / 1000 == d) return static_cast<Money>(thousandths);
+    return detail::money_by_text(d);
+}
+
+}  // namespace
+
+namespace detail {
+
+Money money_by_text(double d) {
     if (d == 0) {
         return 0;  // also -0.0, whose text would carry a sign
     }
@@ -44,7 +55,7 @@ Money round_to_thousandths(double d) {
     return units * 1000 + fraction + (round_up ? 1 : 0);
 }
 
-}  // namespace
+}  // namespace detail
 
 std::variant<Money, std::string_view> convert_money(const boost::json::value& v) {
     static constexpr std::string_view kNegative = "must not be negative";

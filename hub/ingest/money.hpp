@@ -33,4 +33,11 @@ std::optional<Money> to_money(const boost::json::value& number);
 /// Renders Money with exactly three decimals: 20500 -> "20.500".
 std::string format_money(Money amount);
 
+namespace detail {
+/// A finite double in [0, kMaxMoneyUnits] rounded to thousandths, half away from zero, read from the shortest
+/// decimal text that round-trips it: that text is what the partner wrote, so 20.0005 (stored as
+/// 20.000499999999998...) still rounds up. convert_money skips the text when it can (tests hold both equal).
+Money money_by_text(double d);
+}  // namespace detail
+
 }  // namespace hub::ingest

@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <iomanip>
+#include <random>
 #include <limits>
 #include <optional>
 #include <string>
@@ -554,6 +557,35 @@ TEST_CASE("the error list is capped", "[validate]") {
     CHECK(result.errors[kMaxReportedErrors - 1].path == "/payload/items/33/id");
     CHECK(result.errors.back().path.empty());
     CHECK(result.errors.back().message.find("too many errors") != std::string::npos);
+}
+
+TEST_CASE("money: the shortcut for thousandths gives what the shortest text gives, for any double", "[validate][money]") {
+    std::mt19937_64 random(20261128);
+    const auto same = [](double d) {
+        if (d > static_cast<double>(kMaxMoneyUnits)) return;  // refused before rounding
+        INFO("amount " << std::setprecision(17) << d);
+        CHECK(to_money(bj::value(d)) == detail::money_by_text(d));
+    };
+    // Every amount a partner writes with up to three decimals, near the bounds and across them.
+    for (std::int64_t units = 0; units < 200'000; ++units) same(static_cast<double>(units) / 1000);
+    for (std::int64_t units = kMaxMoneyUnits * 1000 - 200'000; units <= kMaxMoneyUnits * 1000; ++units)
+        same(static_cast<double>(units) / 1000);
+    std::uniform_int_distribution<std::int64_t> thousandths(0, kMaxMoneyUnits * 1000);
+    for (int i = 0; i < 200'000; ++i) same(static_cast<double>(thousandths(random)) / 1000);
+    // Halves and near-halves of a thousandth, more decimals, and doubles drawn uniformly from every magnitude.
+    std::uniform_real_distribution<double> below_max(0, static_cast<double>(kMaxMoneyUnits));
+    std::uniform_int_distribution<int> exponent(-330, 9);
+    std::uniform_real_distribution<double> mantissa(1, 10);
+    for (int i = 0; i < 100'000; ++i) {
+        const double t = static_cast<double>(thousandths(random));
+        same((t + 0.5) / 1000);
+        same(std::nextafter(t / 1000, 0.0));
+        same(std::nextafter(t / 1000, 2e9));
+        same(static_cast<double>(thousandths(random)) / 10'000);
+        same(below_max(random));
+        const double scaled = mantissa(random) * std::pow(10.0, exponent(random));
+        if (scaled <= static_cast<double>(kMaxMoneyUnits)) same(scaled);
+    }
 }
 
 TEST_CASE("money is kept in thousandths, rounded half away from zero", "[validate][money]") {
