@@ -116,12 +116,12 @@ std::optional<std::string> base64url_decode(std::string_view text) {
 
 std::string hex_encode(std::string_view data) {
     static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(data.size() * 2);
+    std::string out(data.size() * 2, '\0');
+    char* p = out.data();
     for (const char c : data) {
         const auto byte = static_cast<unsigned char>(c);
-        out.push_back(kDigits[byte >> 4]);
-        out.push_back(kDigits[byte & 0x0F]);
+        *p++ = kDigits[byte >> 4];
+        *p++ = kDigits[byte & 0x0F];
     }
     return out;
 }

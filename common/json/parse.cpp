@@ -99,7 +99,7 @@ public:
     bool on_key_part(bj::string_view s, std::size_t, bj::error_code&) {
         if (!in_key_) {
             in_key_ = true;
-            keys_.push_back({key_text_.size(), 0});
+            keys_.push_back({key_text_.size(), 0, 0});
         }
         key_text_.append(s.data(), s.size());
         stack_.push_chars(s);
@@ -107,10 +107,12 @@ public:
     }
 
     bool on_key(bj::string_view s, std::size_t, bj::error_code&) {
-        if (!in_key_) keys_.push_back({key_text_.size(), 0});
+        if (!in_key_) keys_.push_back({key_text_.size(), 0, 0});
         in_key_ = false;
         key_text_.append(s.data(), s.size());
-        keys_.back().size = key_text_.size() - keys_.back().offset;
+        Key& key = keys_.back();
+        key.size = key_text_.size() - key.offset;
+        key.hash = hash(key_at(keys_.size() - 1));
         stack_.push_key(s);
         return true;
     }
@@ -188,10 +190,22 @@ private:
     struct Key {
         std::size_t offset;
         std::size_t size;
+        std::uint32_t hash;  // compared first: two keys' texts are compared only when their hashes are equal
     };
 
     std::string_view key_at(std::size_t index) const {
-        return std::string_view(key_text_).substr(keys_[index].offset, keys_[index].size);
+        return {key_text_.data() + keys_[index].offset, keys_[index].size};
+    }
+
+    bool same_key(std::size_t a, std::size_t b) const {
+        return keys_[a].hash == keys_[b].hash && key_at(a) == key_at(b);
+    }
+
+    /// FNV-1a: a handful of instructions per byte of short keys.
+    static std::uint32_t hash(std::string_view text) {
+        std::uint32_t h = 2166136261U;
+        for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 16777619U;
+        return h;
     }
 
     /// The index of the first key among keys_[first, first + n) that repeats an earlier one, in document order.
@@ -199,7 +213,7 @@ private:
         if (n <= kPairwiseKeys) {
             for (std::size_t j = first + 1; j < first + n; ++j)
                 for (std::size_t i = first; i < j; ++i)
-                    if (key_at(i) == key_at(j)) return j;
+                    if (same_key(i, j)) return j;
             return std::nullopt;
         }
         std::vector<std::size_t> order(n);
@@ -211,7 +225,7 @@ private:
         });
         std::optional<std::size_t> repeated;
         for (std::size_t k = 1; k < n; ++k)
-            if (key_at(order[k]) == key_at(order[k - 1]) && (!repeated || order[k] < *repeated)) repeated = order[k];
+            if (same_key(order[k], order[k - 1]) && (!repeated || order[k] < *repeated)) repeated = order[k];
         return repeated;
     }
 

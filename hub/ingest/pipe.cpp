@@ -369,15 +369,9 @@ void IngestPipe::run() {
             Batch b;
             b.entries = std::move(take);
             b.answers.resize(b.entries.size());
-            std::vector<detail::Job> jobs;
-            jobs.reserve(b.entries.size());
-            std::vector<std::size_t> all(b.entries.size());
-            for (std::size_t k = 0; k < b.entries.size(); ++k) {
-                jobs.push_back(std::move(b.entries[k].job));
-                all[k] = k;
-            }
-            const auto [array, bodies] = detail::insert_orders_args(jobs, all);
-            for (std::size_t k = 0; k < b.entries.size(); ++k) b.entries[k].job = std::move(jobs[k]);
+            std::vector<const detail::Job*> jobs(b.entries.size());
+            for (std::size_t k = 0; k < b.entries.size(); ++k) jobs[k] = &b.entries[k].job;
+            const auto [array, bodies] = detail::insert_orders_args(jobs);
             const char* values[2] = {array.c_str(), bodies.data()};
             const int lengths[2] = {0, static_cast<int>(bodies.size())};
             const int formats[2] = {0, 1};  // the JSON array as text, the bodies as bytes

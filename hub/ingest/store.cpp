@@ -125,7 +125,9 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
 /// answered (the others are pending).
 std::vector<bool> insert_orders(pqxx::transaction_base& tx, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
                                 std::span<StoreOutcome> results) {
-    const auto [array, bodies] = detail::insert_orders_args(jobs, bulk);
+    std::vector<const Job*> listed(bulk.size());
+    for (std::size_t n = 0; n < bulk.size(); ++n) listed[n] = &jobs[bulk[n]];
+    const auto [array, bodies] = detail::insert_orders_args(listed);
     std::vector<bool> answered(bulk.size(), false);
     const auto rows = tx.exec_prepared(db::kInsertOrders, array, pqxx::binarystring(bodies.data(), bodies.size()));
     for (const auto& row : rows) {
@@ -231,13 +233,12 @@ void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutco
 
 }  // namespace
 
-std::pair<std::string, std::string> detail::insert_orders_args(std::span<detail::Job> jobs,
-                                                               const std::vector<std::size_t>& bulk) {
+std::pair<std::string, std::string> detail::insert_orders_args(std::span<const detail::Job* const> jobs) {
     std::size_t size = 2;
     std::size_t body_bytes = 0;
-    for (auto k : bulk) {
-        size += jobs[k].entry.size() + 32;
-        body_bytes += jobs[k].inbox.body.size();
+    for (const Job* job : jobs) {
+        size += job->entry.size() + 32;
+        body_bytes += job->inbox.body.size();
     }
     std::string array;
     array.reserve(size);
@@ -248,8 +249,8 @@ std::pair<std::string, std::string> detail::insert_orders_args(std::span<detail:
     const auto append_number = [&](std::size_t v) {
         array.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
     };
-    for (std::size_t n = 0; n < bulk.size(); ++n) {
-        const Job& job = jobs[bulk[n]];
+    for (std::size_t n = 0; n < jobs.size(); ++n) {
+        const Job& job = *jobs[n];
         if (n > 0) array += ',';
         array += "{\"i\":";
         append_number(n);

@@ -41,8 +41,8 @@ inline StoreOutcome answered_outcome(std::optional<int> kind, const char* order_
     return out;
 }
 
-/// The insert_orders statement's arguments for `bulk` (indexes into `jobs`): the JSON array of their entries, and
-/// their raw bodies one after another.
-std::pair<std::string, std::string> insert_orders_args(std::span<Job> jobs, const std::vector<std::size_t>& bulk);
+/// The insert_orders statement's arguments for `jobs`, in this order: the JSON array of their entries, and their raw
+/// bodies one after another.
+std::pair<std::string, std::string> insert_orders_args(std::span<const Job* const> jobs);
 
 }  // namespace hub::ingest::detail
