@@ -185,3 +185,70 @@ TEST_CASE("server: every phase of a kept-alive connection gets its own deadline,
     CHECK(n == 0);
     CHECK(ec == asio::error::eof);
 }
+
+namespace {
+
+/// Answers with the method, path and body it read.
+asio::awaitable<Response> echo_request(Request r) {
+    Response res;
+    res.content_type = "text/plain";
+    res.body = r.method + " " + r.path + " " + r.body;
+    co_return res;
+}
+
+}  // namespace
+
+TEST_CASE("server: a request is read whole however it arrives, and answered with its header and body", "[http]") {
+    // The server parses what its buffer holds before reading more (Server::Impl::parse_buffered) and writes the
+    // header Beast serializes and the body in one gathered write.
+    Loop loop;
+    common::http::Limits limits;
+    limits.max_body = 64;
+    TestServer srv(loop, echo_request, limits);
+    RawConnection conn(srv.server.port());
+    conn.bound_reads(std::chrono::seconds(20));
+
+    // Three requests in one write: three answers, in order, on the kept connection.
+    asio::write(conn.socket, asio::buffer(std::string_view("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                                                           "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                                                           "GET /c HTTP/1.1\r\nHost: x\r\n\r\n")));
+    for (const char* expected : {"GET /a ", "POST /b hello", "GET /c "}) {
+        auto res = conn.receive();
+        CHECK(res.result_int() == 200);
+        CHECK(res.body() == expected);
+        CHECK(res[bhttp::field::content_length] == std::to_string(std::string_view(expected).size()));
+        CHECK(res[bhttp::field::server] == "orderhub");
+        CHECK(res.keep_alive());
+    }
+
+    // The header alone, then the body byte by byte: the server waits for the rest.
+    asio::write(conn.socket, asio::buffer(std::string_view("POST /d HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n")));
+    for (const char c : std::string_view("wxyz")) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        asio::write(conn.socket, asio::buffer(&c, 1));
+    }
+    CHECK(conn.receive().body() == "POST /d wxyz");
+
+    // HEAD: the GET's length, no content; the next answer on the connection is read right.
+    asio::write(conn.socket, asio::buffer(std::string_view("HEAD /e HTTP/1.1\r\nHost: x\r\n\r\n")));
+    bhttp::response_parser<bhttp::string_body> head;
+    head.skip(true);
+    bhttp::read(conn.socket, conn.buffer, head);
+    CHECK(head.get().result_int() == 200);
+    CHECK(head.get()[bhttp::field::content_length] == "8");
+    CHECK(head.get().body().empty());
+    CHECK(conn.get("/f").body() == "GET /f ");
+
+    // A body over the limit, announced in a request that arrived whole: 413 and the connection closes.
+    asio::write(conn.socket,
+                asio::buffer("POST /g HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n" + std::string(65, 'x')));
+    auto refused = conn.receive();
+    CHECK(refused.result_int() == 413);
+    CHECK_FALSE(refused.keep_alive());
+
+    // A malformed request in one write: 400.
+    RawConnection bad(srv.server.port());
+    bad.bound_reads(std::chrono::seconds(20));
+    asio::write(bad.socket, asio::buffer(std::string_view("GET /h HTTP/1.1\r\nHost x\r\n\r\n")));
+    CHECK(bad.receive().result_int() == 400);
+}
