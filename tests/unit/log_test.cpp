@@ -61,6 +61,7 @@ TEST_CASE("log: a JSON line is the text of the object with its fields, byte for 
                                           {"ok", false},
                                           {"nested", nested},
                                           {"empty", ""},
+                                          {"escaped", "\x01 \" \\ \xe2\x80\xa8 \xf0\x9f\x98\x80 plain after"},
                                           {"k\"ey", "v"}},
                                          more);
     boost::json::object o;
@@ -75,6 +76,7 @@ TEST_CASE("log: a JSON line is the text of the object with its fields, byte for 
     o["ok"] = false;
     o["nested"] = nested;
     o["empty"] = "";
+    o["escaped"] = "\x01 \" \\ \xe2\x80\xa8 \xf0\x9f\x98\x80 plain after";
     o["k\"ey"] = "v";
     for (const auto& [k, v] : more) o[k] = v;
     CHECK(line == boost::json::serialize(o));
