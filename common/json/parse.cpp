@@ -237,11 +237,11 @@ private:
 
     alignas(16) std::array<unsigned char, kScratchBytes> scratch_{};
     bj::value_stack stack_;
-    std::vector<Key> keys_;            // the keys of the open objects, innermost last
-    std::string key_text_;             // their text, one after another
+    std::vector<Key> keys_;             // the keys of the open objects, innermost last
+    std::string key_text_;              // their text, one after another
     std::vector<std::size_t> objects_;  // where each open object's keys begin in keys_
-    bool in_key_ = false;              // a key arrives in pieces (escapes, or split input)
-    std::string number_;               // pieces of a number split across events
+    bool in_key_ = false;               // a key arrives in pieces (escapes, or split input)
+    std::string number_;                // pieces of a number split across events
     std::string reason_;
 };
 

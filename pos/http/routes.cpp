@@ -15,13 +15,12 @@ using common::http::Response;
 
 void access_log(const Request& req, const Response& res, std::chrono::microseconds latency) {
     // The caller's trace (a valid traceparent's trace-id, "" without one) beside its request id: the hub sends both.
-    common::log::info("request",
-                      {{"request_id", req.request_id},
-                       {"trace_id", req.trace_id},
-                       {"method", req.method},
-                       {"route", req.path},
-                       {"status", res.status},
-                       {"latency_us", latency.count()}});
+    common::log::info("request", {{"request_id", req.request_id},
+                                  {"trace_id", req.trace_id},
+                                  {"method", req.method},
+                                  {"route", req.path},
+                                  {"status", res.status},
+                                  {"latency_us", latency.count()}});
 }
 
 Routes::Routes(common::db::Pool& pool, PasswordWorker& passwords, std::chrono::seconds token_lifetime)

@@ -209,9 +209,10 @@ TEST_CASE("server: a request is read whole however it arrives, and answered with
     conn.bound_reads(std::chrono::seconds(20));
 
     // Three requests in one write: three answers, in order, on the kept connection.
-    asio::write(conn.socket, asio::buffer(std::string_view("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
-                                                           "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
-                                                           "GET /c HTTP/1.1\r\nHost: x\r\n\r\n")));
+    asio::write(conn.socket,
+                asio::buffer(std::string_view("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                                              "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                                              "GET /c HTTP/1.1\r\nHost: x\r\n\r\n")));
     for (const char* expected : {"GET /a ", "POST /b hello", "GET /c "}) {
         auto res = conn.receive();
         CHECK(res.result_int() == 200);
@@ -222,7 +223,8 @@ TEST_CASE("server: a request is read whole however it arrives, and answered with
     }
 
     // The header alone, then the body byte by byte: the server waits for the rest.
-    asio::write(conn.socket, asio::buffer(std::string_view("POST /d HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n")));
+    asio::write(conn.socket,
+                asio::buffer(std::string_view("POST /d HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n")));
     for (const char c : std::string_view("wxyz")) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
         asio::write(conn.socket, asio::buffer(&c, 1));

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
-#include <random>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -559,7 +559,8 @@ TEST_CASE("the error list is capped", "[validate]") {
     CHECK(result.errors.back().message.find("too many errors") != std::string::npos);
 }
 
-TEST_CASE("money: the shortcut for thousandths gives what the shortest text gives, for any double", "[validate][money]") {
+TEST_CASE("money: the shortcut for thousandths gives what the shortest text gives, for any double",
+          "[validate][money]") {
     std::mt19937_64 random(20261128);
     const auto same = [](double d) {
         if (d > static_cast<double>(kMaxMoneyUnits)) return;  // refused before rounding
