@@ -327,8 +327,6 @@ OrderStore::OrderStore(common::db::Pool& pool, std::size_t max_batch, std::size_
 
 OrderStore::~OrderStore() = default;
 
-bool OrderStore::pipe_ready() const { return impl_->pipe && impl_->pipe->ready(); }
-
 std::optional<PipeStats> OrderStore::pipe_stats() const {
     if (!impl_->pipe) return std::nullopt;
     return impl_->pipe->stats();

@@ -102,9 +102,7 @@ public:
     boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox) override;
     boost::asio::awaitable<std::string> record(InboxRecord inbox) override;
 
-    /// True when order_created requests may go through the pipeline (it has its connection); false without one.
-    bool pipe_ready() const;
-    /// The pipeline's figures for /metrics; nullopt without one.
+    /// The pipeline's figures (for /metrics: `ready` while it has its connection); nullopt without one.
     std::optional<PipeStats> pipe_stats() const;
 
 private:

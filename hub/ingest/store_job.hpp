@@ -8,7 +8,6 @@
 #include <span>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "hub/ingest/store.hpp"
 

@@ -189,7 +189,7 @@ TEST_CASE("pipe: a backend terminated while idle costs no request", "[pipe]") {
     REQUIRE(terminate_pipe_backend(h) == 1);
     // The server's goodbye reaches the idle connection: the pipe lets go of it and hands requests to the pool.
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (s.store.pipe_ready() && std::chrono::steady_clock::now() < until)
+    while (pipe_ready(s.store) && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     const auto a = s.store_all({{"p1", order_json("I-1")}, {"p1", order_json("I-2")}});
     check_all_created(a);
@@ -206,7 +206,7 @@ TEST_CASE("pipe: without a connection of its own every order goes through the po
         INFO(x.error);
         REQUIRE(x.out);
     }
-    CHECK_FALSE(s.store.pipe_ready());
+    CHECK_FALSE(pipe_ready(s.store));
     CHECK(h.count("SELECT count(*) FROM hub.orders") == 2);
     CHECK(h.count("SELECT count(*) FROM hub.inbox") == 3);
 }

@@ -84,12 +84,18 @@ inline ::hub::ingest::InboxRecord inbox_for(const std::string& partner, const st
     return r;
 }
 
+/// Whether `store` has a pipeline and it has its connection.
+inline bool pipe_ready(const ::hub::ingest::OrderStore& store) {
+    const auto stats = store.pipe_stats();
+    return stats && stats->ready;
+}
+
 /// Waits, at most 10 s, until `store`'s pipeline has its connection (it connects on a thread of its own).
 inline void wait_for_pipe(const ::hub::ingest::OrderStore& store) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!store.pipe_ready() && std::chrono::steady_clock::now() < until)
+    while (!pipe_ready(store) && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    REQUIRE(store.pipe_ready());
+    REQUIRE(pipe_ready(store));
 }
 
 /// Stores each body from its own coroutine, all at once, and returns the outcomes in order.
