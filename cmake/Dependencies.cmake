@@ -27,6 +27,15 @@ if(NOT PQ_FOUND)
   message(FATAL_ERROR "libpq 14 or later not found: apt-get install libpq-dev (or run ./deploy/install-deps.sh)")
 endif()
 
+# tcmalloc (gperftools), the allocator of the two binaries (ORDERHUB_TCMALLOC).
+if(ORDERHUB_TCMALLOC)
+  pkg_check_modules(TCMALLOC QUIET IMPORTED_TARGET libtcmalloc_minimal)
+  if(NOT TCMALLOC_FOUND)
+    message(FATAL_ERROR "tcmalloc not found: apt-get install libgoogle-perftools-dev (or run ./deploy/install-deps.sh; "
+                        "-DORDERHUB_TCMALLOC=OFF builds with glibc's malloc)")
+  endif()
+endif()
+
 # The build bundles schemas/openapi.yaml into the hub (cmake/bundle_openapi.py) with Debian's python3 and PyYAML.
 find_program(ORDERHUB_PYTHON3 NAMES python3 HINTS /usr/bin)
 if(ORDERHUB_PYTHON3)
