@@ -1,5 +1,6 @@
 #include "common/app/service.hpp"
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <array>
 #include <boost/asio/co_spawn.hpp>
@@ -65,6 +66,9 @@ bool keep_freed_memory(const config::EnvLookup& env) {
     constexpr int kMmapBytes = 4 << 20;
     if (const auto tunables = env("GLIBC_TUNABLES"); tunables && tunables->find("glibc.malloc.") != std::string::npos)
         return false;
+    // Linked with tcmalloc (ORDERHUB_TCMALLOC), malloc is not glibc's: its mallopt takes and ignores the settings,
+    // and its page heap keeps freed spans and hands them back gradually on its own.
+    if (::dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty") != nullptr) return false;
     // The trim threshold alone would also fix the mmap threshold at its 128 KB default (mallopt turns the dynamic
     // one off): a large batch's text would then be mapped and unmapped every time instead.
     return mallopt(M_MMAP_THRESHOLD, kMmapBytes) == 1 && mallopt(M_TRIM_THRESHOLD, kKeptFreeBytes) == 1;

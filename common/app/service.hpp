@@ -67,7 +67,8 @@ int run_until_signal(boost::asio::io_context& ioc, http::Server& server, std::si
 /// when the next batch took it back: 29 % of the workers' CPU at 64 connections (docs/performance.md). Kept: at most
 /// 16 MB of free memory per arena; blocks from 4 MB up still come from and go back to mmap. Left alone when
 /// GLIBC_TUNABLES sets a glibc.malloc tunable (the operator's choice). False when the allocator did not take the
-/// settings (not glibc's, e.g. a sanitizer's) or was left alone.
+/// settings or is not glibc's (a sanitizer's; tcmalloc, which the binaries are linked with by default and which
+/// keeps freed memory by itself), or was left alone.
 bool keep_freed_memory(const config::EnvLookup& env);
 
 /// The usual SIGHUP action: re-read the server's TLS certificate files, logging the outcome.
