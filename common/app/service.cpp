@@ -78,6 +78,15 @@ bool keep_freed_memory(const config::EnvLookup& env) {
 #endif
 }
 
+bool bound_thread_caches(const config::EnvLookup& env) {
+    // Looked up, not linked: the common library serves binaries with and without tcmalloc (the tests, sanitizers).
+    using SetProperty = int (*)(const char*, std::size_t);
+    void* const symbol = ::dlsym(RTLD_DEFAULT, "MallocExtension_SetNumericProperty");
+    if (symbol == nullptr || env("TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES")) return false;
+    const auto set = reinterpret_cast<SetProperty>(symbol);  // NOLINT: dlsym's documented use
+    return set("tcmalloc.max_total_thread_cache_bytes", kThreadCacheBytes) == 1;
+}
+
 void apply_log_format(const config::ParsedArgs& args) {
     log::Format f = log::Format::json;
     if (auto v = args.get("log-format"); v && !log::parse_format(*v, f))

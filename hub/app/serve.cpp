@@ -56,6 +56,7 @@ int serve(const common::config::ParsedArgs& args) {
     const auto gather = ingest_gather(args);
     const auto admin_listen = admin_address(args);
     common::app::keep_freed_memory(common::config::process_env());  // before the threads that allocate start
+    common::app::bound_thread_caches(common::config::process_env());
     // Log lines go through a bounded buffer written by a thread of its own: a reader of stderr that stalls never
     // stalls a request (docs/operations.md, "Logs"). Declared before everything that logs, so destroyed after it.
     common::log::BackgroundStderr background_log;

@@ -21,6 +21,7 @@ int serve(const common::config::ParsedArgs& args) {
     const auto token_lifetime = common::app::duration_setting(args, "token-lifetime", std::chrono::seconds(1),
                                                               std::chrono::seconds(30 * 24 * 3600));
     common::app::keep_freed_memory(common::config::process_env());  // before the threads that allocate start
+    common::app::bound_thread_caches(common::config::process_env());
     // Log lines go through a bounded buffer written by a thread of its own: a reader of stderr that stalls never
     // stalls a request (docs/operations.md, "Logs"). Declared before everything that logs, so destroyed after it.
     common::log::BackgroundStderr background_log;

@@ -1,6 +1,6 @@
 // The allocator orderhub and orderpos are linked with (ORDERHUB_TCMALLOC, docs/performance.md "The allocator:
 // tcmalloc"): this binary is linked the same way. malloc is tcmalloc's, and keep_freed_memory, whose glibc settings
-// tcmalloc's mallopt would take and ignore, says it set nothing.
+// tcmalloc's mallopt would take and ignore, says it set nothing; bound_thread_caches bounds its thread caches.
 #include <dlfcn.h>
 
 #include <catch2/catch.hpp>
@@ -17,6 +17,14 @@ namespace {
 std::optional<std::string> no_env(const std::string&) { return std::nullopt; }
 
 using Property = int (*)(const char*, std::size_t*);
+
+std::size_t thread_cache_bound() {
+    const auto property = reinterpret_cast<Property>(::dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
+    std::size_t bytes = 0;
+    REQUIRE(property != nullptr);
+    REQUIRE(property("tcmalloc.max_total_thread_cache_bytes", &bytes) == 1);
+    return bytes;
+}
 }  // namespace
 
 TEST_CASE("tcmalloc: the process allocates through tcmalloc, and glibc's settings are not claimed", "[allocator]") {
@@ -40,4 +48,20 @@ TEST_CASE("tcmalloc: the process allocates through tcmalloc, and glibc's setting
     CHECK(during >= before + kBlock * kBlocks);
 
     CHECK_FALSE(common::app::keep_freed_memory(no_env));
+}
+
+TEST_CASE("tcmalloc: the threads' caches are bounded, unless the operator chose their bound", "[allocator]") {
+    // The operator's variable, read by tcmalloc itself at start: left as it is.
+    const auto operator_env = [](const std::string& name) -> std::optional<std::string> {
+        if (name == "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES") return "67108864";
+        return std::nullopt;
+    };
+    const std::size_t before = thread_cache_bound();
+    // tcmalloc's default (32 MB): were it the bound already, the last check could not fail.
+    REQUIRE(before != common::app::kThreadCacheBytes);
+    CHECK_FALSE(common::app::bound_thread_caches(operator_env));
+    CHECK(thread_cache_bound() == before);
+
+    CHECK(common::app::bound_thread_caches(no_env));
+    CHECK(thread_cache_bound() == common::app::kThreadCacheBytes);
 }

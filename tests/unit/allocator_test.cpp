@@ -60,3 +60,8 @@ TEST_CASE("allocator: a thread's freed batch stays with the allocator for its ne
     CHECK(freed == allocated);    // and it kept what they freed
 #endif
 }
+
+TEST_CASE("allocator: glibc's malloc has no thread caches to bound", "[allocator]") {
+    // bound_thread_caches is for tcmalloc (tests/tcmalloc/ checks it there); this binary uses glibc's or ASan's.
+    CHECK_FALSE(common::app::bound_thread_caches(no_env));
+}
