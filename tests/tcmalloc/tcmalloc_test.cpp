@@ -18,33 +18,33 @@ std::optional<std::string> no_env(const std::string&) { return std::nullopt; }
 
 using Property = int (*)(const char*, std::size_t*);
 
-std::size_t thread_cache_bound() {
+/// One of tcmalloc's numeric properties, read through its C interface (REQUIREs that this is tcmalloc).
+std::size_t numeric_property(const char* name) {
     const auto property = reinterpret_cast<Property>(::dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
-    std::size_t bytes = 0;
+    std::size_t value = 0;
     REQUIRE(property != nullptr);
-    REQUIRE(property("tcmalloc.max_total_thread_cache_bytes", &bytes) == 1);
-    return bytes;
+    REQUIRE(property(name, &value) == 1);
+    return value;
 }
+
+std::size_t thread_cache_bound() { return numeric_property("tcmalloc.max_total_thread_cache_bytes"); }
 }  // namespace
 
 TEST_CASE("tcmalloc: the process allocates through tcmalloc, and glibc's settings are not claimed", "[allocator]") {
-    const auto property = reinterpret_cast<Property>(::dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
-    REQUIRE(property != nullptr);
-    std::size_t before = 0;
-    REQUIRE(property("generic.current_allocated_bytes", &before) == 1);
-    // Blocks allocated on another thread, as the database workers' are, count in tcmalloc's own figures.
+    const std::size_t before = numeric_property("generic.current_allocated_bytes");
+    // Blocks allocated on another thread and freed on this one, as a job's are (a network thread makes them, the
+    // pipe's thread frees them), count in tcmalloc's own figures.
     constexpr std::size_t kBlock = 64 * 1024;
     constexpr std::size_t kBlocks = 64;
-    std::size_t during = 0;
+    std::vector<void*> blocks;
     std::thread([&] {
-        std::vector<void*> blocks;
         for (std::size_t i = 0; i < kBlocks; ++i) {
             blocks.push_back(std::malloc(kBlock));
             std::memset(blocks.back(), 1, kBlock);
         }
-        property("generic.current_allocated_bytes", &during);
-        for (void* b : blocks) std::free(b);
     }).join();
+    const std::size_t during = numeric_property("generic.current_allocated_bytes");
+    for (void* b : blocks) std::free(b);
     CHECK(during >= before + kBlock * kBlocks);
 
     CHECK_FALSE(common::app::keep_freed_memory(no_env));
