@@ -2,16 +2,20 @@
 
 #include "hub/db/queries.hpp"
 #include "hub/ingest/outcome.hpp"
+#include "hub/ingest/store_job.hpp"
 
 namespace hub::db {
 namespace {
 
 using ingest::Kind;
 
-// x: the entries; c: the order_created entries with their branch and times; f: the first entry of each
-// (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent batches take
-// their unique-index locks in the same order; a manual-accept branch's job is held for its staff, sql/hub/0017;
-// the order's items and options go into its own row, `lines`, as the document lists them, sql/hub/0024);
+// x: the entries, one per element of the statement's text[] columns ({columns}: each entry's values in the order
+// hub/ingest/store.cpp make_entry writes them, NULL where it has none, then its body's offset in the bytea
+// parameter; sent in binary, so nothing is parsed but the headers, the lines and the typed values' text; `oe`, the
+// order's payload.id, is NULL for an inbox row alone); c: the order_created entries with their branch and times; f: the
+// first entry of each (partner, payload.id) with a known branch, the one to insert (in key order, so that concurrent
+// batches take their unique-index locks in the same order; a manual-accept branch's job is held for its staff,
+// sql/hub/0017; the order's items and options go into its own row, `lines`, as the document lists them, sql/hub/0024);
 // done: those actually inserted (ON CONFLICT skips a payload.id
 // stored before, or by a concurrent batch). Rows inserted by this statement are not visible to its own reads:
 // a payload.id that another entry of the batch inserted is found in `done`, one stored earlier in hub.orders.
@@ -24,22 +28,27 @@ using ingest::Kind;
 // answer alone (hub/ingest/service.hpp create()).
 constexpr std::string_view kTemplate = R"(
 WITH x AS MATERIALIZED (
-    SELECT * FROM jsonb_to_recordset($1::jsonb)
-        AS x(i int, id text, p text, h text, d jsonb, rq text, ev text, ex text, br text, hd text, bo int, bl int,
-             st int, oc text, ec text, ro text, bs int, op text, t boolean)
+    SELECT (x.n - 1)::int AS i, x.id, x.h, x.op, x.t::boolean AS t, x.st::int AS st, x.oc, x.ec, x.ro, x.p, x.rq,
+           x.ev, x.ex, x.br, x.hd, x.bl::int AS bl, x.bs::int AS bs, x.bo::int AS bo, x.ob, x.oe, x.pm, x.ot, x.nt,
+           x.sub, x.tax, x.dis, x.tot, x.sch, x.sd, x.sdo, x.cc, x.cpn, x.cpl, x.cb, x.cn, x.cph, x.ca, x.ln, x.et,
+           x.eto
+    FROM unnest({columns}) WITH ORDINALITY
+        AS x(id, h, op, t, st, oc, ec, ro, p, rq, ev, ex, br, hd, bl, bs, ob, oe, pm, ot, nt, sub, tax, dis, tot, sch,
+             sd, sdo, cc, cpn, cpl, cb, cn, cph, ca, ln, et, eto, bo, n)
 ),
 c AS MATERIALIZED (
-    SELECT x.i, x.id, x.p, x.h, x.rq, x.op, coalesce(x.t, false) AS test, x.d AS j, x.d->>'external_id' AS ext,
+    SELECT x.i, x.id, x.p, x.h, x.rq, x.op, coalesce(x.t, false) AS test, x.oe AS ext,
            b.id AS branch_id, b.brand_id, b.schedule_lead_minutes AS lead, b.manual_accept AS manual,
            b.accept_timeout_minutes AS accept_mins,
-           CASE WHEN (x.d->>'event_time_has_offset')::boolean THEN (x.d->>'event_time')::timestamptz
-                ELSE (x.d->>'event_time')::timestamp AT TIME ZONE pa.time_zone END AS event_time,
-           CASE WHEN x.d->>'schedule_date' IS NULL THEN NULL
-                WHEN (x.d->>'schedule_date_has_offset')::boolean THEN (x.d->>'schedule_date')::timestamptz
-                ELSE (x.d->>'schedule_date')::timestamp AT TIME ZONE pa.time_zone END AS schedule_date
+           CASE WHEN x.eto::boolean THEN x.et::timestamptz
+                ELSE x.et::timestamp AT TIME ZONE pa.time_zone END AS event_time,
+           CASE WHEN x.sd IS NULL THEN NULL
+                WHEN x.sdo::boolean THEN x.sd::timestamptz
+                ELSE x.sd::timestamp AT TIME ZONE pa.time_zone END AS schedule_date,
+           x.pm, x.ot, x.nt, x.sub, x.tax, x.dis, x.tot, x.sch, x.cc, x.cpn, x.cpl, x.cb, x.cn, x.cph, x.ca, x.ln
     FROM x JOIN hub.partners pa ON pa.id = x.p
-    LEFT JOIN hub.branches b ON b.id = x.d->>'branch_id'
-    WHERE x.d IS NOT NULL
+    LEFT JOIN hub.branches b ON b.id = x.ob
+    WHERE x.oe IS NOT NULL
 ),
 f AS MATERIALIZED (
     SELECT DISTINCT ON (p, ext) * FROM c WHERE branch_id IS NOT NULL ORDER BY p, ext, i
@@ -49,13 +58,8 @@ ins AS (
                             payment_method, order_type, note, subtotal, tax, discount, total, is_schedule,
                             schedule_date, car_color, car_plate_number, car_plate_letters, car_brand,
                             customer_name, customer_phone, customer_address, status_time, request_id, test, lines)
-    SELECT id, p, ext, branch_id, brand_id, h, event_time,
-           j->>'payment_method', j->>'order_type', j->>'note', (j->>'subtotal')::numeric, (j->>'tax')::numeric,
-           (j->>'discount')::numeric, (j->>'total')::numeric, (j->>'is_schedule')::boolean, schedule_date,
-           j->'car_data'->>'color', j->'car_data'->>'plate_number', j->'car_data'->>'plate_letters',
-           j->'car_data'->>'car_brand', j->'customer'->>'name', j->'customer'->>'phone',
-           j->'customer'->>'address', event_time, rq, test,
-           jsonb_build_object('items', j->'items', 'options', j->'options')
+    SELECT id, p, ext, branch_id, brand_id, h, event_time, pm, ot, nt, sub::numeric, tax::numeric, dis::numeric,
+           tot::numeric, sch::boolean, schedule_date, cc, cpn, cpl, cb, cn, cph, ca, event_time, rq, test, ln::jsonb
     FROM f ORDER BY p, ext
     ON CONFLICT (partner_id, external_id) DO NOTHING
     RETURNING id
@@ -80,7 +84,7 @@ job AS (
 ),
 o AS MATERIALIZED (
     SELECT x.i,
-           CASE WHEN x.d IS NULL THEN 'record'
+           CASE WHEN x.oe IS NULL THEN 'record'
                 WHEN c.i IS NULL THEN 'pending'
                 WHEN c.branch_id IS NULL THEN {unknown_branch}
                 WHEN dn.id = c.id THEN {created}
@@ -107,7 +111,7 @@ inbox AS (
                            http_status, outcome, error_code, replay_of, body_size)
     OVERRIDING SYSTEM VALUE
     SELECT ids.inbox_id, x.p, x.rq, NULLIF(x.ev, ''), NULLIF(x.ex, ''), NULLIF(x.br, ''), ids.order_id, x.hd::jsonb,
-           substring($2::bytea FROM x.bo + 1 FOR x.bl),
+           substring(${bodies}::bytea FROM x.bo + 1 FOR x.bl),
            CASE WHEN ids.n IS NULL THEN x.st ELSE ids.st END, CASE WHEN ids.n IS NULL THEN x.oc ELSE ids.oc END,
            CASE WHEN ids.n IS NULL THEN NULLIF(x.ec, '') ELSE ids.ec END, NULLIF(x.ro, '')::bigint, x.bs
     FROM ids JOIN x ON x.i = ids.i
@@ -136,6 +140,16 @@ std::string kinds_values() {
     return values;
 }
 
+/// The statement's columns: kEntryFields values of each entry and its body's offset, each a text[] parameter.
+std::string columns() {
+    std::string list;
+    for (std::size_t k = 1; k <= ingest::detail::kEntryFields + 1; ++k) {
+        if (!list.empty()) list += ", ";
+        list += "$" + std::to_string(k) + "::text[]";
+    }
+    return list;
+}
+
 void replace(std::string& text, std::string_view placeholder, const std::string& value) {
     for (auto at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size()))
         text.replace(at, placeholder.size(), value);
@@ -148,6 +162,8 @@ std::string build() {
     replace(sql, "{conflict}", label(Kind::conflict));
     replace(sql, "{unknown_branch}", label(Kind::unknown_branch));
     replace(sql, "{kinds}", kinds_values());
+    replace(sql, "{columns}", columns());
+    replace(sql, "{bodies}", std::to_string(ingest::detail::kEntryFields + 2));
     return sql;
 }
 

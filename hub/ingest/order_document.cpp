@@ -114,8 +114,10 @@ public:
     void money_member(std::string_view prefix, Money amount) { text_member(prefix, format_money(amount)); }
 };
 
-/// The canonical form's text (canonical(), serialized), without the closing brace.
-void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCreated& o) {
+/// The canonical form's text (canonical(), serialized), without the closing brace, into `text` (`w`'s string);
+/// returns where its `"items"` member begins.
+std::size_t write_canonical(DocumentWriter& w, const std::string& text, const Envelope& envelope,
+                            const OrderCreated& o) {
     w.text_member("{\"branch_id\":", envelope.branch_id);
     w.text_member(",\"external_id\":", o.external_id);
     w.text_member(",\"payment_method\":", o.payment_method);
@@ -154,7 +156,9 @@ void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCre
     } else {
         w.null();
     }
-    w.raw(",\"items\":[");
+    w.raw(",");
+    const std::size_t items_at = text.size();
+    w.raw("\"items\":[");
     for (std::size_t i = 0; i < o.items.size(); ++i) {
         const auto& it = o.items[i];
         w.raw(i == 0 ? "{\"line_no\":" : ",{\"line_no\":");
@@ -184,6 +188,7 @@ void write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCre
         }
     }
     w.raw("]");
+    return items_at;
 }
 
 /// Text of about this size holds the example order's document; a larger order grows it.
@@ -195,7 +200,8 @@ OrderForms order_forms(const Envelope& envelope, const OrderCreated& order) {
     OrderForms out;
     out.document.reserve(kDocumentReserve);
     DocumentWriter w(out.document);
-    write_canonical(w, envelope, order);
+    out.lines_at = write_canonical(w, out.document, envelope, order);
+    out.lines_end = out.document.size();
     // The canonical text is hashed as a whole document, then continued with the event time.
     w.raw("}");
     out.hash = common::crypto::sha256_hex(out.document);

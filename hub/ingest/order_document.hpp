@@ -1,7 +1,9 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "hub/ingest/validate.hpp"
 
@@ -21,9 +23,15 @@ std::string payload_hash(const Envelope& envelope, const OrderCreated& order);
 /// Both forms of an order as the ingest path stores them: `hash` is payload_hash(), `document` the JSON text of
 /// order_document() (the same keys in the same order), written straight from the order without building either
 /// document (the ingest path's form; tests/unit/order_document_test.cpp holds it equal to the two above).
+/// `document[lines_at, lines_end)` is its `"items":[...],"options":[...]` part: inside braces, the order's `lines`.
 struct OrderForms {
     std::string hash;
     std::string document;
+    std::size_t lines_at = 0;
+    std::size_t lines_end = 0;
+
+    /// The items and options part of `document` (without braces).
+    std::string_view lines() const { return std::string_view(document).substr(lines_at, lines_end - lines_at); }
 };
 OrderForms order_forms(const Envelope& envelope, const OrderCreated& order);
 

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
@@ -371,17 +372,22 @@ void IngestPipe::run() {
             b.answers.resize(b.entries.size());
             std::vector<const detail::Job*> jobs(b.entries.size());
             for (std::size_t k = 0; k < b.entries.size(); ++k) jobs[k] = &b.entries[k].job;
-            const auto [array, bodies] = detail::insert_orders_args(jobs);
-            const char* values[2] = {array.c_str(), bodies.data()};
-            const int lengths[2] = {0, static_cast<int>(bodies.size())};
-            const int formats[2] = {0, 1};  // the JSON array as text, the bodies as bytes
+            const auto args = detail::insert_orders_args(jobs);
+            std::vector<const char*> values(args.size());
+            std::vector<int> lengths(args.size());
+            const std::vector<int> formats(args.size(), 1);  // all in binary: the columns' arrays, the bodies
+            for (std::size_t k = 0; k < args.size(); ++k) {
+                values[k] = args[k].data();
+                lengths[k] = static_cast<int>(args[k].size());
+            }
             b.sent = Clock::now();
             if (inflight.empty()) busy_since = b.sent;
             inflight.push_back(std::move(b));
-            const int flushed =
-                PQsendQueryPrepared(c, kStatement, 2, values, lengths, formats, 0) == 1 && PQpipelineSync(c) == 1
-                    ? PQflush(c)
-                    : -1;
+            const int flushed = PQsendQueryPrepared(c, kStatement, static_cast<int>(args.size()), values.data(),
+                                                    lengths.data(), formats.data(), 0) == 1 &&
+                                        PQpipelineSync(c) == 1
+                                    ? PQflush(c)
+                                    : -1;
             if (flushed < 0) lose(error_of(c));
             flushing = flushed == 1;
             continue;

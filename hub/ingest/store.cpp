@@ -1,14 +1,15 @@
 #include "hub/ingest/store.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <pqxx/pqxx>
+#include <stdexcept>
 #include <variant>
 
 #include "common/crypto/uuid.hpp"
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
 #include "common/db/savepoint.hpp"
-#include "common/json/writer.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/pipe.hpp"
@@ -21,57 +22,150 @@ namespace {
 using detail::Job;
 using detail::kMaxStatementBytes;
 
-/// An entry's text beside the order's document: its ids, hash, headers and sizes.
-constexpr std::size_t kEntryReserve = 512;
+/// Writes an entry's values (Job::entry) one after another, each as an element of PostgreSQL's binary array format
+/// (array_send: a big-endian 32-bit length, then the bytes; -1 and no bytes for NULL), so that insert_orders_args
+/// only copies each into its column. Nothing in them is parsed by the statement except the headers and the order's
+/// lines, which are JSON.
+class EntryWriter {
+public:
+    explicit EntryWriter(std::string& out) : out_(out) {}
 
-/// The entry of an order_created `order` (with its new hub order id and payload hash) or, when `order` is null,
-/// of an inbox row alone. Written piece by piece (common::json::Writer); the statement reads it with
-/// jsonb_to_recordset, so its keys' order does not matter.
-std::string make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
-    OrderForms forms;
+    void text(std::string_view v) {
+        length(static_cast<std::int32_t>(v.size()));
+        out_.append(v);
+        ++fields_;
+    }
+    void null() {
+        length(-1);
+        ++fields_;
+    }
+    void optional(const std::optional<std::string>& v) { v ? text(*v) : null(); }
+    void flag(bool v) { text(v ? "t" : "f"); }
+    void number(std::uint64_t v) {
+        char digits[24];
+        text(std::string_view(digits,
+                              static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, v).ptr - digits)));
+    }
+    /// `inner` inside braces: a JSON object's text from its members' text.
+    void object(std::string_view inner) {
+        length(static_cast<std::int32_t>(inner.size() + 2));
+        out_ += '{';
+        out_.append(inner);
+        out_ += '}';
+        ++fields_;
+    }
+    /// `n` NULLs.
+    void nulls(std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) null();
+    }
+    std::size_t fields() const { return fields_; }
+
+private:
+    void length(std::int32_t n) {
+        const auto u = static_cast<std::uint32_t>(n);
+        const char bytes[4] = {static_cast<char>(u >> 24), static_cast<char>(u >> 16), static_cast<char>(u >> 8),
+                               static_cast<char>(u)};
+        out_.append(bytes, 4);
+    }
+
+    std::string& out_;
+    std::size_t fields_ = 0;
+};
+
+constexpr std::size_t kEntryReserve = 1024;
+/// The values of an order in an entry (the order's columns of the statement, from `ob` to `eto`).
+constexpr std::size_t kOrderFields = 22;
+
+}  // namespace
+
+std::string detail::make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
     std::string entry;
-    common::json::Writer w(entry);
+    entry.reserve(kEntryReserve);
+    EntryWriter w(entry);
+    OrderForms forms;
+    const OrderCreated* created = nullptr;
     if (order) {
-        const auto& created = std::get<OrderCreated>(order->payload);
-        forms = order_forms(order->envelope, created);
-        entry.reserve(kEntryReserve + forms.document.size());
-        w.text_member("{\"id\":", common::crypto::uuid_v7());
-        w.text_member(",\"h\":", forms.hash);
-        if (r.origin.by_operator) {
-            w.text_member(",\"op\":", r.origin.actor);
-        }
-        if (r.origin.test) w.raw(",\"t\":true");
+        created = &std::get<OrderCreated>(order->payload);
+        forms = order_forms(order->envelope, *created);
+        w.text(common::crypto::uuid_v7());  // id
+        w.text(forms.hash);                 // h
+        if (r.origin.by_operator)           // op
+            w.text(r.origin.actor);
+        else
+            w.null();
+        if (r.origin.test)  // t
+            w.flag(true);
+        else
+            w.null();
+        w.nulls(3);  // st, oc, ec: the statement decides them
     } else {
-        entry.reserve(kEntryReserve);
-        w.raw("{\"st\":");
-        w.number(std::uint64_t{r.http_status});
-        w.text_member(",\"oc\":", r.outcome);
-        w.text_member(",\"ec\":", r.error_code);
+        w.nulls(4);  // id, h, op, t
+        w.number(r.http_status);
+        w.text(r.outcome);
+        w.text(r.error_code);
     }
-    w.text_member(",\"ro\":", r.replay_of);
-    w.text_member(",\"p\":", partner_id);
-    w.text_member(",\"rq\":", r.request_id);
-    w.text_member(",\"ev\":", r.event);
-    w.text_member(",\"ex\":", r.external_id);
-    w.text_member(",\"br\":", r.branch_id);
-    w.raw(",\"hd\":");
-    w.text(r.headers_json);  // text: cast to jsonb by the statement, never spliced into the array
-    // The raw body, whatever its bytes, travels in the statement's binary parameter (store_bulk adds its offset):
-    // as base64 inside the array it was most of the text PostgreSQL's JSON parser reads character by character.
-    w.raw(",\"bl\":");
-    w.number(std::uint64_t{r.body.size()});
-    if (r.body_size != 0) {
-        w.raw(",\"bs\":");
-        w.number(std::uint64_t{r.body_size});
+    w.text(r.replay_of);   // ro
+    w.text(partner_id);    // p
+    w.text(r.request_id);  // rq
+    w.text(r.event);       // ev
+    w.text(r.external_id);
+    w.text(r.branch_id);
+    w.text(r.headers_json);  // hd: cast to jsonb by the statement
+    // The raw body, whatever its bytes, travels in the statement's bytea parameter (insert_orders_args adds its
+    // offset): as base64 inside JSON it was most of the text PostgreSQL's JSON parser read character by character.
+    w.number(r.body.size());  // bl
+    if (r.body_size != 0)     // bs
+        w.number(r.body_size);
+    else
+        w.null();
+    if (created) {
+        const auto& o = *created;
+        const auto& envelope = order->envelope;
+        w.text(envelope.branch_id);  // ob
+        w.text(o.external_id);       // oe
+        w.text(o.payment_method);
+        w.text(o.order_type);
+        w.text(o.note);
+        w.text(format_money(o.subtotal));
+        w.text(format_money(o.tax));
+        w.text(format_money(o.discount));
+        w.text(format_money(o.total));
+        w.flag(o.is_schedule);
+        if (o.schedule_date) {
+            w.text(o.schedule_date->to_sql());
+            w.flag(o.schedule_date->offset_minutes.has_value());
+        } else {
+            w.nulls(2);
+        }
+        if (o.car_data) {
+            w.text(o.car_data->color);
+            w.text(o.car_data->plate_number);
+            w.text(o.car_data->plate_letters);
+            w.text(o.car_data->car_brand);
+        } else {
+            w.nulls(4);
+        }
+        if (o.customer) {
+            w.text(o.customer->name);
+            w.text(o.customer->phone);
+            w.optional(o.customer->address);
+        } else {
+            w.nulls(3);
+        }
+        w.object(forms.lines());  // ln: {"items":[...],"options":[...]}, as the canonical form has them
+        w.text(envelope.event_time.to_sql());
+        w.flag(envelope.event_time.offset_minutes.has_value());
+    } else {
+        w.nulls(kOrderFields);
     }
-    if (order) {
-        // The order's document is already JSON text (order_forms): it becomes the value of "d".
-        w.raw(",\"d\":");
-        w.raw(forms.document);
-    }
-    w.raw("}");
+    if (w.fields() != detail::kEntryFields)
+        throw std::logic_error("an insert_orders entry has the wrong number of values");
     return entry;
 }
+
+namespace {
+
+using detail::make_entry;
 
 /// Fills the inbox row's answer from the outcome table.
 void set_inbox(InboxRecord& inbox, const StoreOutcome& out) {
@@ -127,9 +221,10 @@ std::vector<bool> insert_orders(pqxx::transaction_base& tx, std::span<Job> jobs,
                                 std::span<StoreOutcome> results) {
     std::vector<const Job*> listed(bulk.size());
     for (std::size_t n = 0; n < bulk.size(); ++n) listed[n] = &jobs[bulk[n]];
-    const auto [array, bodies] = detail::insert_orders_args(listed);
+    std::vector<pqxx::binarystring> args;
+    for (const auto& arg : detail::insert_orders_args(listed)) args.emplace_back(arg.data(), arg.size());
     std::vector<bool> answered(bulk.size(), false);
-    const auto rows = tx.exec_prepared(db::kInsertOrders, array, pqxx::binarystring(bodies.data(), bodies.size()));
+    const auto rows = tx.exec_prepared(db::kInsertOrders, pqxx::prepare::make_dynamic_params(args));
     for (const auto& row : rows) {
         const auto n = static_cast<std::size_t>(row["i"].as<long>());
         if (n >= bulk.size() || row["pending"].as<bool>()) continue;
@@ -159,10 +254,10 @@ StoreOutcome apply(pqxx::transaction_base& tx, Job& job) {
 }
 
 /// Stores the jobs `bulk` (indexes into `jobs`) with one insert_orders statement in autocommit: one round trip
-/// and one commit for the whole batch. The entries go in a JSON array, their raw bodies one after another in a
-/// binary parameter. Sets their results and returns the jobs it left to the one-by-one path:
-/// `pending` ones, or all of them when the statement failed for a reason other than the store being
-/// unavailable (one bad job must not fail its batch). Throws when the store is unavailable.
+/// and one commit for the whole batch. The entries go in the statement's text[] columns, their raw bodies one after
+/// another in a bytea parameter (insert_orders_args). Sets their results and returns the jobs it left to the one-by-one
+/// path: `pending` ones, or all of them when the statement failed for a reason other than the store being unavailable
+/// (one bad job must not fail its batch). Throws when the store is unavailable.
 std::vector<std::size_t> store_bulk(pqxx::connection& conn, std::span<Job> jobs, const std::vector<std::size_t>& bulk,
                                     std::span<StoreOutcome> results) {
     std::vector<bool> answered(bulk.size(), false);
@@ -233,35 +328,52 @@ void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutco
 
 }  // namespace
 
-std::pair<std::string, std::string> detail::insert_orders_args(std::span<const detail::Job* const> jobs) {
-    std::size_t size = 2;
-    std::size_t body_bytes = 0;
-    for (const Job* job : jobs) {
-        size += job->entry.size() + 32;
-        body_bytes += job->inbox.body.size();
-    }
-    std::string array;
-    array.reserve(size);
-    std::string bodies;
-    bodies.reserve(body_bytes);
-    array += '[';
-    char digits[24];
-    const auto append_number = [&](std::size_t v) {
-        array.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job* const> jobs) {
+    // PostgreSQL's binary array header (array_recv): one dimension, NULLs allowed, element type text (oid 25),
+    // the number of elements, lower bound 1. Numbers big-endian.
+    constexpr std::size_t kHeader = 20;
+    constexpr std::uint32_t kTextOid = 25;
+    const auto put = [](char* at, std::uint32_t v) {
+        at[0] = static_cast<char>(v >> 24);
+        at[1] = static_cast<char>(v >> 16);
+        at[2] = static_cast<char>(v >> 8);
+        at[3] = static_cast<char>(v);
     };
-    for (std::size_t n = 0; n < jobs.size(); ++n) {
-        const Job& job = *jobs[n];
-        if (n > 0) array += ',';
-        array += "{\"i\":";
-        append_number(n);
-        array += ",\"bo\":";
-        append_number(bodies.size());
-        array += ',';
-        array.append(job.entry, 1, std::string::npos);
-        bodies += job.inbox.body;
+    std::vector<std::string> args(kEntryFields + 2);  // the columns, the body offsets' column, the bodies
+    std::string& offsets = args[kEntryFields];
+    std::string& bodies = args[kEntryFields + 1];
+    std::size_t body_bytes = 0;
+    for (const Job* job : jobs) body_bytes += job->inbox.body.size();
+    bodies.reserve(body_bytes);
+    for (std::size_t k = 0; k <= kEntryFields; ++k) args[k].resize(kHeader);
+    std::string offset;
+    for (const Job* job : jobs) {
+        const std::string& entry = job->entry;
+        std::size_t at = 0;
+        for (std::size_t k = 0; k < kEntryFields; ++k) {
+            if (entry.size() < at + 4) throw std::logic_error("an insert_orders entry is cut short");
+            const auto* p = reinterpret_cast<const unsigned char*>(entry.data() + at);
+            const auto n = static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                                                     (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]});
+            const std::size_t size = 4 + (n > 0 ? static_cast<std::size_t>(n) : 0);
+            if (entry.size() < at + size) throw std::logic_error("an insert_orders entry is cut short");
+            args[k].append(entry, at, size);
+            at += size;
+        }
+        offset.clear();
+        EntryWriter(offset).number(bodies.size());
+        offsets += offset;
+        bodies += job->inbox.body;
     }
-    array += ']';
-    return {std::move(array), std::move(bodies)};
+    for (std::size_t k = 0; k <= kEntryFields; ++k) {
+        char* h = args[k].data();
+        put(h, 1);
+        put(h + 4, 1);
+        put(h + 8, kTextOid);
+        put(h + 12, static_cast<std::uint32_t>(jobs.size()));
+        put(h + 16, 1);
+    }
+    return args;
 }
 
 std::string insert_inbox(pqxx::transaction_base& tx, const InboxRecord& r) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hub/ingest/store.hpp"
 
@@ -21,13 +22,18 @@ struct Job {
     std::optional<Validated> update;
     bool created = false;
     InboxRecord inbox;
-    /// Its entry of the insert_orders statement (a JSON object without its position "i"), built by the
-    /// submitting coroutine so that the database worker only joins entries; empty for a job stored one by one
+    /// Its entry of the insert_orders statement: its kEntryFields values in the statement's column order, each as
+    /// an element of a binary text[] (hub/db/insert_orders.cpp), built by the submitting coroutine so that the
+    /// database worker only copies them into the statement's columns; empty for a job stored one by one
     /// (order_updated).
     std::string entry;
 };
 
-/// The JSON array of one insert_orders statement stays under this size (a single larger entry goes alone).
+/// The values of an entry (Job::entry); the statement has one more column, each entry's body offset, added by
+/// insert_orders_args.
+inline constexpr std::size_t kEntryFields = 38;
+
+/// The arguments of one insert_orders statement stay under this size (a single larger entry goes alone).
 inline constexpr std::size_t kMaxStatementBytes = 4 << 20;
 
 /// The outcome insert_orders' row answers for one entry: `kind` (null for an inbox row alone, which only its
@@ -40,8 +46,14 @@ inline StoreOutcome answered_outcome(std::optional<int> kind, const char* order_
     return out;
 }
 
-/// The insert_orders statement's arguments for `jobs`, in this order: the JSON array of their entries, and their raw
-/// bodies one after another.
-std::pair<std::string, std::string> insert_orders_args(std::span<const Job* const> jobs);
+/// The entry of an order_created `order` (with its new hub order id and payload hash) or, when `order` is null,
+/// of an inbox row alone: its values in the order of the statement's columns (hub/db/insert_orders.cpp), NULL where
+/// it has none.
+std::string make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r);
+
+/// The insert_orders statement's arguments for `jobs`, all in binary format: its kEntryFields + 1 columns (text[]
+/// in PostgreSQL's binary array format, one element per job: the entries' values, then each body's offset), and
+/// the raw bodies one after another (bytea).
+std::vector<std::string> insert_orders_args(std::span<const Job* const> jobs);
 
 }  // namespace hub::ingest::detail

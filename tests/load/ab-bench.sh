@@ -132,5 +132,6 @@ if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
       || ' orders per call, ' || round(s.shared_blks_hit::numeric / s.rows, 1) || ' hits, '
       || round(s.wal_bytes / s.rows) || ' B WAL'
     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-    WHERE s.query LIKE '%to_recordset(\$1%' AND s.rows > 0 ORDER BY d.datname"
+    WHERE (s.query LIKE '%to_recordset(\$1%' OR s.query LIKE '%FROM unnest(\$1::text[]%') AND s.rows > 0
+    ORDER BY d.datname"
 fi

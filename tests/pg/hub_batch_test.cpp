@@ -1,12 +1,11 @@
 // Group commit in one statement (insert_orders): requests that share a batch are answered as if each had been
 // stored alone, including repeats, conflicts, unknown branches, refused requests and jobs that fail.
-#include <boost/json.hpp>
 #include <chrono>
 #include <future>
 #include <thread>
 
 #include "common/crypto/encoding.hpp"
-#include "hub/ingest/order_document.hpp"
+#include "hub/ingest/store_job.hpp"
 #include "tests/pg/hub_support.hpp"
 
 using namespace tests::hubdb;
@@ -149,22 +148,21 @@ TEST_CASE("batch: an order another transaction commits while the statement waits
     pqxx::connection other(h.db.url());
     hub::db::prepare_all(other);
     auto v = validated(order_json("A-9"));
-    const auto& created = std::get<hub::ingest::OrderCreated>(v.payload);
+    hub::ingest::detail::Job job;
+    job.partner_id = "p1";
+    job.created = true;
+    job.inbox.partner_id = "p1";
+    job.inbox.request_id = "other";
+    job.inbox.event = "order_created";
+    job.inbox.external_id = "A-9";
+    job.inbox.headers_json = "{}";
+    job.entry = hub::ingest::detail::make_entry(job.partner_id, &v, job.inbox);
+    const hub::ingest::detail::Job* jobs[] = {&job};
+    std::vector<pqxx::binarystring> args;
+    for (const auto& arg : hub::ingest::detail::insert_orders_args(jobs)) args.emplace_back(arg.data(), arg.size());
     pqxx::work tx(other);
-    const boost::json::array entry{{{"i", 0},
-                                    {"id", "00000000-0000-7000-8000-000000000009"},
-                                    {"p", "p1"},
-                                    {"h", hub::ingest::payload_hash(v.envelope, created)},
-                                    {"d", hub::ingest::order_document(v.envelope, created)},
-                                    {"rq", "other"},
-                                    {"ev", "order_created"},
-                                    {"ex", "A-9"},
-                                    {"hd", "{}"},
-                                    {"bo", 0},
-                                    {"bl", 0},
-                                    {"ro", ""}}};
     const std::string theirs =
-        tx.exec_prepared1(hub::db::kInsertOrders, boost::json::serialize(entry), pqxx::binarystring(""))["order_id"]
+        tx.exec_prepared1(hub::db::kInsertOrders, pqxx::prepare::make_dynamic_params(args))["order_id"]
             .as<std::string>();
     tx.exec0("DELETE FROM hub.inbox WHERE request_id = 'other'");  // only the batch's requests are counted below
     // The batch's insert waits on the open transaction; it commits after the statement took its snapshot.

@@ -212,8 +212,12 @@ TEST_CASE("order forms: written straight from the order, the same text for rando
         const auto& created = std::get<OrderCreated>(v.payload);
         const auto forms = order_forms(v.envelope, created);
         INFO("round " << round);
-        REQUIRE(forms.document == boost::json::serialize(order_document(v.envelope, created)));
+        const auto document = order_document(v.envelope, created);
+        REQUIRE(forms.document == boost::json::serialize(document));
         REQUIRE(forms.hash == payload_hash(v.envelope, created));
+        // The order's lines (the statement's `ln`) are the document's items and options, nothing else.
+        const boost::json::value lines = boost::json::parse("{" + std::string(forms.lines()) + "}");
+        REQUIRE(lines == boost::json::object{{"items", document.at("items")}, {"options", document.at("options")}});
     }
 }
 
