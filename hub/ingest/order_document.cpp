@@ -101,10 +101,10 @@ std::string payload_hash(const Envelope& envelope, const OrderCreated& order) {
 
 namespace {
 
-/// Writes the canonical document's text straight from the validated order, in the keys and forms of canonical()
-/// and add_event_time(): the text boost::json::serialize() gives for order_document(), without building that
-/// document first (on the ingest path the document, its strings and its serialization were about a tenth of the
-/// hub's instructions per order). tests/unit/order_document_test.cpp holds the two equal for many shapes of order.
+/// Writes the canonical form's text straight from the validated order, in the keys and forms of canonical(): the
+/// text boost::json::serialize() gives for it, without building that document first (on the ingest path the
+/// document, its strings and its serialization were about a tenth of the hub's instructions per order).
+/// tests/unit/order_document_test.cpp holds the two equal for many shapes of order.
 class DocumentWriter : public common::json::Writer {
 public:
     using Writer::Writer;
@@ -191,25 +191,19 @@ std::size_t write_canonical(DocumentWriter& w, const std::string& text, const En
     return items_at;
 }
 
-/// Text of about this size holds the example order's document; a larger order grows it.
+/// Text of about this size holds the example order's canonical form; a larger order grows it.
 constexpr std::size_t kDocumentReserve = 1024;
 
 }  // namespace
 
 OrderForms order_forms(const Envelope& envelope, const OrderCreated& order) {
     OrderForms out;
-    out.document.reserve(kDocumentReserve);
-    DocumentWriter w(out.document);
-    out.lines_at = write_canonical(w, out.document, envelope, order);
-    out.lines_end = out.document.size();
-    // The canonical text is hashed as a whole document, then continued with the event time.
+    out.canonical.reserve(kDocumentReserve);
+    DocumentWriter w(out.canonical);
+    out.lines_at = write_canonical(w, out.canonical, envelope, order);
+    out.lines_end = out.canonical.size();
     w.raw("}");
-    out.hash = common::crypto::sha256_hex(out.document);
-    out.document.back() = ',';
-    w.text_member("\"event_time\":", envelope.event_time.to_sql());
-    w.raw(",\"event_time_has_offset\":");
-    w.boolean(envelope.event_time.offset_minutes.has_value());
-    w.raw("}");
+    out.hash = common::crypto::sha256_hex(out.canonical);
     return out;
 }
 

@@ -20,18 +20,19 @@ boost::json::object order_document(const Envelope& envelope, const OrderCreated&
 /// payload.id with any other difference is a conflict (409).
 std::string payload_hash(const Envelope& envelope, const OrderCreated& order);
 
-/// Both forms of an order as the ingest path stores them: `hash` is payload_hash(), `document` the JSON text of
-/// order_document() (the same keys in the same order), written straight from the order without building either
-/// document (the ingest path's form; tests/unit/order_document_test.cpp holds it equal to the two above).
-/// `document[lines_at, lines_end)` is its `"items":[...],"options":[...]` part: inside braces, the order's `lines`.
+/// An order as the ingest path stores it: `canonical`, the text that payload_hash() digests (the canonical form of
+/// order_document(), without the event time, the same keys in the same order), written straight from the order
+/// without building a document, and `hash`, its SHA-256; `canonical[lines_at, lines_end)` is its
+/// `"items":[...],"options":[...]` part, inside braces the order's `lines` (tests/unit/order_document_test.cpp
+/// holds all three to what the functions above give).
 struct OrderForms {
     std::string hash;
-    std::string document;
+    std::string canonical;
     std::size_t lines_at = 0;
     std::size_t lines_end = 0;
 
-    /// The items and options part of `document` (without braces).
-    std::string_view lines() const { return std::string_view(document).substr(lines_at, lines_end - lines_at); }
+    /// The items and options part of `canonical` (without braces).
+    std::string_view lines() const { return std::string_view(canonical).substr(lines_at, lines_end - lines_at); }
 };
 OrderForms order_forms(const Envelope& envelope, const OrderCreated& order);
 

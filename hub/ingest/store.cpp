@@ -1,5 +1,6 @@
 #include "hub/ingest/store.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <pqxx/pqxx>
@@ -328,10 +329,33 @@ void run_batch(pqxx::connection& conn, std::span<Job> jobs, std::span<StoreOutco
 
 }  // namespace
 
+namespace {
+
+/// The size of each of `entry`'s values as an array element (its length's four bytes and its bytes); throws when
+/// the entry is not exactly kEntryFields values.
+std::array<std::size_t, detail::kEntryFields> element_sizes(const std::string& entry) {
+    std::array<std::size_t, detail::kEntryFields> sizes{};
+    std::size_t at = 0;
+    for (auto& size : sizes) {
+        if (entry.size() < at + 4) throw std::logic_error("an insert_orders entry is cut short");
+        const auto* p = reinterpret_cast<const unsigned char*>(entry.data() + at);
+        const auto n = static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                                                 (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]});
+        size = 4 + (n > 0 ? static_cast<std::size_t>(n) : 0);
+        if (entry.size() < at + size) throw std::logic_error("an insert_orders entry is cut short");
+        at += size;
+    }
+    if (at != entry.size()) throw std::logic_error("an insert_orders entry has more than its values");
+    return sizes;
+}
+
+}  // namespace
+
 std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job* const> jobs) {
     // PostgreSQL's binary array header (array_recv): one dimension, NULLs allowed, element type text (oid 25),
     // the number of elements, lower bound 1. Numbers big-endian.
     constexpr std::size_t kHeader = 20;
+    constexpr std::size_t kOffsetBytes = 4 + 10;  // an offset's element: its length and up to ten digits
     constexpr std::uint32_t kTextOid = 25;
     const auto put = [](char* at, std::uint32_t v) {
         at[0] = static_cast<char>(v >> 24);
@@ -339,31 +363,32 @@ std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job*
         at[2] = static_cast<char>(v >> 8);
         at[3] = static_cast<char>(v);
     };
+    // Every value's size first, so that each column is allocated once.
+    std::vector<std::array<std::size_t, kEntryFields>> sizes;
+    sizes.reserve(jobs.size());
+    std::array<std::size_t, kEntryFields> column_bytes{};
+    std::size_t body_bytes = 0;
+    for (const Job* job : jobs) {
+        sizes.push_back(element_sizes(job->entry));
+        for (std::size_t k = 0; k < kEntryFields; ++k) column_bytes[k] += sizes.back()[k];
+        body_bytes += job->inbox.body.size();
+    }
     std::vector<std::string> args(kEntryFields + 2);  // the columns, the body offsets' column, the bodies
     std::string& offsets = args[kEntryFields];
     std::string& bodies = args[kEntryFields + 1];
-    std::size_t body_bytes = 0;
-    for (const Job* job : jobs) body_bytes += job->inbox.body.size();
+    for (std::size_t k = 0; k < kEntryFields; ++k) args[k].reserve(kHeader + column_bytes[k]);
+    offsets.reserve(kHeader + jobs.size() * kOffsetBytes);
     bodies.reserve(body_bytes);
     for (std::size_t k = 0; k <= kEntryFields; ++k) args[k].resize(kHeader);
-    std::string offset;
-    for (const Job* job : jobs) {
-        const std::string& entry = job->entry;
+    for (std::size_t n = 0; n < jobs.size(); ++n) {
+        const std::string& entry = jobs[n]->entry;
         std::size_t at = 0;
         for (std::size_t k = 0; k < kEntryFields; ++k) {
-            if (entry.size() < at + 4) throw std::logic_error("an insert_orders entry is cut short");
-            const auto* p = reinterpret_cast<const unsigned char*>(entry.data() + at);
-            const auto n = static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-                                                     (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]});
-            const std::size_t size = 4 + (n > 0 ? static_cast<std::size_t>(n) : 0);
-            if (entry.size() < at + size) throw std::logic_error("an insert_orders entry is cut short");
-            args[k].append(entry, at, size);
-            at += size;
+            args[k].append(entry, at, sizes[n][k]);
+            at += sizes[n][k];
         }
-        offset.clear();
-        EntryWriter(offset).number(bodies.size());
-        offsets += offset;
-        bodies += job->inbox.body;
+        EntryWriter(offsets).number(bodies.size());
+        bodies += jobs[n]->inbox.body;
     }
     for (std::size_t k = 0; k <= kEntryFields; ++k) {
         char* h = args[k].data();

@@ -159,12 +159,16 @@ TEST_CASE("insert_orders arguments: one binary text[] per column, an element per
     CHECK(columns[bo][1] == std::to_string(created.inbox.body.size()));
 }
 
-TEST_CASE("insert_orders arguments: an entry cut short is refused, not read past its end", "[ingest]") {
+TEST_CASE("insert_orders arguments: an entry cut short or longer than its values is refused, not misread", "[ingest]") {
     detail::Job record;
     record.partner_id = "p1";
     record.inbox.headers_json = "{}";
     record.entry = detail::make_entry(record.partner_id, nullptr, record.inbox);
-    record.entry.resize(record.entry.size() - 1);
     const detail::Job* jobs[] = {&record};
+    CHECK(detail::insert_orders_args(jobs).size() == detail::kEntryFields + 2);
+    const std::string whole = record.entry;
+    record.entry.resize(whole.size() - 1);
+    CHECK_THROWS_AS(detail::insert_orders_args(jobs), std::logic_error);
+    record.entry = whole + std::string(4, '\0');  // one more (empty) value
     CHECK_THROWS_AS(detail::insert_orders_args(jobs), std::logic_error);
 }
