@@ -4,10 +4,10 @@
 #include <limits>
 #include <random>
 
-#include "common/json/parse.hpp"
 #include "hub/ingest/money.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/partners.hpp"
+#include "tests/unit/ingest_support.hpp"
 
 using namespace hub::ingest;
 
@@ -19,17 +19,7 @@ const char* kOrder = R"({"event":"order_created","event_time":"2024-05-01 18:02:
  "customer":{"name":"S","phone":"+9665","address":null},"items":[{"id":"i","quantity":2,"price":5,"note":"",
  "options":[{"id":"o","price":0.25,"quantity":3}]}]}})";
 
-Validated parse(const std::string& text) {
-    auto p = common::json::parse_strict(text);
-    REQUIRE(p.value);
-    auto v = validate_webhook(*p.value);
-    std::string problems;
-    for (const auto& e : v.errors) problems += e.path + ": " + e.message + "; ";
-    INFO(text);
-    INFO(problems);
-    REQUIRE(v.value);
-    return *v.value;
-}
+Validated parse(const std::string& text) { return tests::ingest::validated(text); }
 
 std::string hash_of(boost::json::value body) {
     auto v = parse(boost::json::serialize(body));
