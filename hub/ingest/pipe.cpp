@@ -11,6 +11,7 @@
 #include <ctime>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/db/pool.hpp"
@@ -365,14 +366,27 @@ void IngestPipe::run() {
         if (!take.empty()) {
             typical_.store(typical_.load(std::memory_order_relaxed) * 0.75 + static_cast<double>(take.size()) * 0.25,
                            std::memory_order_relaxed);  // written by this thread only
-            statements_.fetch_add(1, std::memory_order_relaxed);
-            requests_.fetch_add(take.size(), std::memory_order_relaxed);
             Batch b;
             b.entries = std::move(take);
             b.answers.resize(b.entries.size());
             std::vector<const detail::Job*> jobs(b.entries.size());
             for (std::size_t k = 0; k < b.entries.size(); ++k) jobs[k] = &b.entries[k].job;
-            const auto args = detail::insert_orders_args(jobs);
+            std::vector<std::string> args;
+            try {
+                args = detail::insert_orders_args(jobs);
+            } catch (const std::exception& e) {
+                // An entry the statement cannot take (make_entry checks its own, so not expected): nothing is sent,
+                // and the one-by-one path stores each entry as if alone, where such an entry fails alone. This
+                // thread goes on.
+                common::log::error("ingest pipeline: a statement's arguments could not be built",
+                                   {{"error", e.what()}});
+                const std::uint64_t last = b.entries.back().seq;
+                for (auto& entry : b.entries) give_back(std::move(entry));
+                answered_up_to(last);
+                continue;
+            }
+            statements_.fetch_add(1, std::memory_order_relaxed);
+            requests_.fetch_add(b.entries.size(), std::memory_order_relaxed);
             std::vector<const char*> values(args.size());
             std::vector<int> lengths(args.size());
             const std::vector<int> formats(args.size(), 1);  // all in binary: the columns' arrays, the bodies

@@ -2,11 +2,15 @@
 // sent while the last one runs. What it answers must be what the pool's group commit answers (hub_batch_test.cpp
 // runs every batch case through both); here, what is its own: many statements in a row, a lost connection, no
 // connection at all, a statement cancelled by its timeout.
+#include <condition_variable>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
+#include "hub/ingest/pipe.hpp"
+#include "hub/ingest/store_job.hpp"
 #include "tests/pg/hub_support.hpp"
 
 using namespace tests::hubdb;
@@ -224,4 +228,60 @@ TEST_CASE("pipe: a statement cancelled by its timeout answers unavailable, and s
     CHECK(a[0].unavailable);
     CHECK(h.count("SELECT count(*) FROM hub.orders") == 0);
     CHECK(s.store_all({{"p1", order_json("T-1")}})[0].out->kind == Kind::created);
+}
+
+TEST_CASE("pipe: entries whose arguments cannot be built are handed back, and the pipe goes on", "[pipe]") {
+    HubDb h;
+    asio::io_context ioc;
+    using Entry = hub::ingest::IngestPipe::Entry;
+    std::mutex m;
+    std::condition_variable changed;
+    std::vector<Entry> back;
+    hub::ingest::IngestPipe pipe(hub::ingest::PipeSettings{.url = h.db.url(), .always = true}, 256, [&](Entry e) {
+        std::lock_guard lock(m);
+        back.push_back(std::move(e));
+        changed.notify_all();
+    });
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!pipe.ready() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(pipe.ready());
+
+    // An entry cut short (make_entry never writes one): nothing is sent for it, it goes to the one-by-one path.
+    Entry bad;
+    bad.job.partner_id = "p1";
+    bad.job.created = true;
+    bad.job.entry = std::string("\0\0", 2);
+    bad.complete = [](std::exception_ptr, StoreOutcome) { FAIL("a handed-back entry is answered by its new path"); };
+    bad.executor = ioc.get_executor();
+    pipe.push(std::move(bad));
+    {
+        std::unique_lock lock(m);
+        REQUIRE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return back.size() == 1; }));
+        CHECK(back[0].job.entry == std::string("\0\0", 2));
+    }
+
+    // The next statement is built and answered as usual.
+    const std::string body = order_json("A-1");
+    const auto v = validated(body);
+    Entry good;
+    good.job.partner_id = "p1";
+    good.job.created = true;
+    good.job.inbox = inbox_for("p1", body);
+    good.job.entry = hub::ingest::detail::make_entry(good.job.partner_id, &v, good.job.inbox);
+    std::promise<StoreOutcome> answered;
+    good.complete = [&answered](std::exception_ptr e, StoreOutcome out) {
+        if (e)
+            answered.set_exception(e);
+        else
+            answered.set_value(std::move(out));
+    };
+    good.executor = ioc.get_executor();
+    pipe.push(std::move(good));
+    auto future = answered.get_future();
+    REQUIRE(future.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+    CHECK(future.get().kind == Kind::created);
+    CHECK(h.count("SELECT count(*) FROM hub.orders WHERE external_id = 'A-1'") == 1);
+    CHECK(pipe.stats().handed_back == 1);
+    CHECK(pipe.stats().statements == 1);  // the one that was sent
 }
