@@ -26,8 +26,9 @@ namespace hub::ingest {
 /// known, as the group commit of common::db::Batcher answers. What it cannot answer it hands back (`handback`): the
 /// entries of a statement that failed on an error of the statement (nothing of it was committed), or whose arguments
 /// could not be built (nothing was sent), and the pending ones (a concurrent transaction inserted their payload.id),
-/// which the one-by-one path answers; and every queued entry while it has no connection. The entries of a statement whose connection broke before its answer fail as
-/// common::db::Unavailable (503, retry: the retry finds what was committed). Thread-safe.
+/// which the one-by-one path answers; and every queued entry while it has no connection. The entries of a statement
+/// whose connection broke before its answer fail as common::db::Unavailable (503, retry: the retry finds what was
+/// committed). Thread-safe.
 class IngestPipe {
 public:
     using Completion = std::function<void(std::exception_ptr, StoreOutcome)>;
