@@ -23,6 +23,19 @@ namespace {
 using detail::Job;
 using detail::kMaxStatementBytes;
 
+/// Appends `v` as PostgreSQL's binary format writes a 32-bit integer: big-endian.
+void append_be32(std::string& out, std::uint32_t v) {
+    const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                           static_cast<char>(v)};
+    out.append(bytes, 4);
+}
+
+/// The big-endian 32-bit integer at `at`.
+std::uint32_t read_be32(const char* at) {
+    const auto* p = reinterpret_cast<const unsigned char*>(at);
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+}
+
 /// Writes an entry's values (Job::entry) one after another, each as an element of PostgreSQL's binary array format
 /// (array_send: a big-endian 32-bit length, then the bytes; -1 and no bytes for NULL), so that insert_orders_args
 /// only copies each into its column. Nothing in them is parsed by the statement except the headers and the order's
@@ -32,14 +45,10 @@ public:
     explicit EntryWriter(std::string& out) : out_(out) {}
 
     void text(std::string_view v) {
-        length(static_cast<std::int32_t>(v.size()));
+        append_be32(out_, static_cast<std::uint32_t>(v.size()));
         out_.append(v);
-        ++fields_;
     }
-    void null() {
-        length(-1);
-        ++fields_;
-    }
+    void null() { append_be32(out_, static_cast<std::uint32_t>(-1)); }
     void optional(const std::optional<std::string>& v) { v ? text(*v) : null(); }
     void flag(bool v) { text(v ? "t" : "f"); }
     void number(std::uint64_t v) {
@@ -49,28 +58,18 @@ public:
     }
     /// `inner` inside braces: a JSON object's text from its members' text.
     void object(std::string_view inner) {
-        length(static_cast<std::int32_t>(inner.size() + 2));
+        append_be32(out_, static_cast<std::uint32_t>(inner.size() + 2));
         out_ += '{';
         out_.append(inner);
         out_ += '}';
-        ++fields_;
     }
     /// `n` NULLs.
     void nulls(std::size_t n) {
         for (std::size_t k = 0; k < n; ++k) null();
     }
-    std::size_t fields() const { return fields_; }
 
 private:
-    void length(std::int32_t n) {
-        const auto u = static_cast<std::uint32_t>(n);
-        const char bytes[4] = {static_cast<char>(u >> 24), static_cast<char>(u >> 16), static_cast<char>(u >> 8),
-                               static_cast<char>(u)};
-        out_.append(bytes, 4);
-    }
-
     std::string& out_;
-    std::size_t fields_ = 0;
 };
 
 constexpr std::size_t kEntryReserve = 1024;
@@ -159,9 +158,7 @@ std::string detail::make_entry(const std::string& partner_id, const Validated* o
     } else {
         w.nulls(kOrderFields);
     }
-    if (w.fields() != detail::kEntryFields)
-        throw std::logic_error("an insert_orders entry has the wrong number of values");
-    return entry;
+    return entry;  // kEntryFields values: insert_orders_args refuses any other count
 }
 
 namespace {
@@ -338,9 +335,7 @@ std::array<std::size_t, detail::kEntryFields> element_sizes(const std::string& e
     std::size_t at = 0;
     for (auto& size : sizes) {
         if (entry.size() < at + 4) throw std::logic_error("an insert_orders entry is cut short");
-        const auto* p = reinterpret_cast<const unsigned char*>(entry.data() + at);
-        const auto n = static_cast<std::int32_t>((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-                                                 (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]});
+        const auto n = static_cast<std::int32_t>(read_be32(entry.data() + at));
         size = 4 + (n > 0 ? static_cast<std::size_t>(n) : 0);
         if (entry.size() < at + size) throw std::logic_error("an insert_orders entry is cut short");
         at += size;
@@ -357,12 +352,6 @@ std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job*
     constexpr std::size_t kHeader = 20;
     constexpr std::size_t kOffsetBytes = 4 + 10;  // an offset's element: its length and up to ten digits
     constexpr std::uint32_t kTextOid = 25;
-    const auto put = [](char* at, std::uint32_t v) {
-        at[0] = static_cast<char>(v >> 24);
-        at[1] = static_cast<char>(v >> 16);
-        at[2] = static_cast<char>(v >> 8);
-        at[3] = static_cast<char>(v);
-    };
     // Every value's size first, so that each column is allocated once.
     std::vector<std::array<std::size_t, kEntryFields>> sizes;
     sizes.reserve(jobs.size());
@@ -379,7 +368,9 @@ std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job*
     for (std::size_t k = 0; k < kEntryFields; ++k) args[k].reserve(kHeader + column_bytes[k]);
     offsets.reserve(kHeader + jobs.size() * kOffsetBytes);
     bodies.reserve(body_bytes);
-    for (std::size_t k = 0; k <= kEntryFields; ++k) args[k].resize(kHeader);
+    for (std::size_t k = 0; k <= kEntryFields; ++k)
+        for (const std::uint32_t v : {1U, 1U, kTextOid, static_cast<std::uint32_t>(jobs.size()), 1U})
+            append_be32(args[k], v);
     for (std::size_t n = 0; n < jobs.size(); ++n) {
         const std::string& entry = jobs[n]->entry;
         std::size_t at = 0;
@@ -389,14 +380,6 @@ std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job*
         }
         EntryWriter(offsets).number(bodies.size());
         bodies += jobs[n]->inbox.body;
-    }
-    for (std::size_t k = 0; k <= kEntryFields; ++k) {
-        char* h = args[k].data();
-        put(h, 1);
-        put(h + 4, 1);
-        put(h + 8, kTextOid);
-        put(h + 12, static_cast<std::uint32_t>(jobs.size()));
-        put(h + 16, 1);
     }
     return args;
 }
