@@ -375,8 +375,8 @@ void IngestPipe::run() {
             try {
                 args = detail::insert_orders_args(jobs);
             } catch (const std::exception& e) {
-                // An entry the statement cannot take (make_entry checks its own, so not expected): nothing is sent,
-                // and the one-by-one path stores each entry as if alone, where such an entry fails alone. This
+                // An entry the statement cannot take (make_entry writes exactly its values, so not expected): nothing
+                // is sent, and the one-by-one path stores each entry as if alone, where such an entry fails alone. This
                 // thread goes on.
                 common::log::error("ingest pipeline: a statement's arguments could not be built",
                                    {{"error", e.what()}});
