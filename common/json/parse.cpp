@@ -245,9 +245,8 @@ private:
     std::string reason_;
 };
 
-}  // namespace
-
-ParseResult parse_strict(std::string_view text, const ParseLimits& limits) {
+// parse_strict with its values allocated from `storage`.
+ParseResult parse_into(std::string_view text, const ParseLimits& limits, bj::storage_ptr storage) {
     bj::parse_options options;
     options.max_depth = limits.max_depth;
     options.allow_comments = false;
@@ -256,10 +255,7 @@ ParseResult parse_strict(std::string_view text, const ParseLimits& limits) {
 
     ParseResult result;
     try {
-        // The arena lives as long as the returned value (and anything that shares its storage).
-        auto arena = bj::make_shared_resource<bj::monotonic_resource>(
-            std::clamp(text.size() * kArenaPerInputByte, kMinArena, kMaxFirstArena));
-        bj::basic_parser<StrictHandler> parser(options, std::move(arena));
+        bj::basic_parser<StrictHandler> parser(options, std::move(storage));
         bj::error_code ec;
         const std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
         if (ec) {
@@ -283,6 +279,19 @@ ParseResult parse_strict(std::string_view text, const ParseLimits& limits) {
         result.error = std::string("cannot parse: ") + e.what();
     }
     return result;
+}
+
+}  // namespace
+
+ParseResult parse_strict(std::string_view text, const ParseLimits& limits) {
+    // The arena lives as long as the returned value (and anything that shares its storage).
+    return parse_into(text, limits,
+                      bj::make_shared_resource<bj::monotonic_resource>(
+                          std::clamp(text.size() * kArenaPerInputByte, kMinArena, kMaxFirstArena)));
+}
+
+ParseResult parse_strict(std::string_view text, bj::monotonic_resource& arena, const ParseLimits& limits) {
+    return parse_into(text, limits, bj::storage_ptr(&arena));
 }
 
 }  // namespace common::json

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -27,5 +28,11 @@ struct ParseResult {
 /// two ways ("1614e186", "1.614e189") gives one double. Thread-safe; allocates only the result,
 /// from one monotonic arena that lives as long as the value (and any value sharing its storage).
 ParseResult parse_strict(std::string_view text, const ParseLimits& limits = {});
+
+/// As above, but the document's values are allocated from `arena`, which must outlive the result: for a document
+/// read within one scope (a webhook's body, parsed then validated). The values then share a plain pointer to the
+/// arena instead of a counted one, and the document is released with the arena at once, its values neither visited
+/// nor freed one by one.
+ParseResult parse_strict(std::string_view text, boost::json::monotonic_resource& arena, const ParseLimits& limits = {});
 
 }  // namespace common::json

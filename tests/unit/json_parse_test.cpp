@@ -3,6 +3,7 @@
 #include <boost/json/serialize.hpp>
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <string>
 
 namespace {
@@ -204,4 +205,33 @@ TEST_CASE("parse_strict reassembles strings and keys delivered in pieces", "[jso
     const auto result = parse_strict(R"({"k\u0065y":")" + long_text + R"("})");
     REQUIRE(result.value);
     CHECK(result.value->at("key").as_string() == expected);
+}
+
+TEST_CASE("parse_strict into a caller's arena gives the same values and refusals", "[json]") {
+    std::string many = "[";
+    for (int i = 0; i < 3000; ++i) many += (i ? "," : "") + std::string(R"({"id":"item-)") + std::to_string(i) + "\"}";
+    many += "]";
+    const std::string texts[] = {R"( {"a": [1, -2, 3.5, true, false, null, "x\ny\u00e9"], "b": {"c": {}}} )", many};
+    for (const auto& text : texts) {
+        // A first buffer far smaller than the document: the arena continues on the heap.
+        std::array<unsigned char, 64> first{};
+        boost::json::monotonic_resource arena(first.data(), first.size());
+        const auto scoped = parse_strict(text, arena);
+        const auto shared = parse_strict(text);
+        REQUIRE(scoped.value);
+        REQUIRE(shared.value);
+        CHECK(*scoped.value == *shared.value);
+        CHECK(scoped.value->storage().get() == &arena);
+        // Released with the arena: no value visited or freed one by one.
+        CHECK(scoped.value->storage().is_not_shared_and_deallocate_is_trivial());
+        CHECK_FALSE(shared.value->storage().is_not_shared_and_deallocate_is_trivial());
+    }
+    for (const std::string_view bad : {R"({"a":1,"a":2})", R"({"a":1e400})", "[1,]", "\"\xff\"", "{} x", ""}) {
+        INFO("input: " << bad);
+        boost::json::monotonic_resource arena;
+        const auto scoped = parse_strict(bad, arena);
+        CHECK_FALSE(scoped.value);
+        CHECK(scoped.error == parse_strict(bad).error);
+        CHECK_FALSE(scoped.error.empty());
+    }
 }
