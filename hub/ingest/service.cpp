@@ -123,8 +123,8 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) 
         if (!problem.empty()) co_return co_await refuse_signature(partner->id, std::move(req), problem);
         if (ids_ != nullptr) co_return co_await process_once(std::move(*partner), std::move(req));
     }
-    co_return co_await process(std::move(*partner), std::move(req.body), std::move(req.request_id),
-                               std::move(req.headers_json), "");
+    co_return co_await process(*partner, std::move(req.body), std::move(req.request_id), std::move(req.headers_json),
+                               "");
 }
 
 boost::asio::awaitable<IngestResult> IngestService::refuse_signature(std::string partner_id, WebhookRequest req,
@@ -171,7 +171,7 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner
         failed(result, e, req.request_id);
         co_return result;
     }
-    result = co_await process(std::move(partner), std::move(req.body), req.request_id, std::move(req.headers_json), "");
+    result = co_await process(partner, std::move(req.body), req.request_id, std::move(req.headers_json), "");
     // A final answer is remembered; after a 503 (or a 500) the platform's retry must run again.
     const unsigned status = result.http_status();
     if (status >= 500 || status == 429) co_return result;
@@ -187,18 +187,22 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner
     co_return result;
 }
 
-boost::asio::awaitable<IngestResult> IngestService::process(Partner partner, std::string body, std::string request_id,
-                                                            std::string headers_json, std::string replay_of) {
+// process() and create() hand their request to ingest() without a coroutine of their own: ingest()'s frame takes
+// its arguments before they return.
+boost::asio::awaitable<IngestResult> IngestService::process(const Partner& partner, std::string body,
+                                                            std::string request_id, std::string headers_json,
+                                                            std::string replay_of) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.replay_of = std::move(replay_of);
-    co_return co_await ingest(std::move(partner.id), std::move(inbox), true);
+    return ingest(partner.id, std::move(inbox), true);
 }
 
-boost::asio::awaitable<IngestResult> IngestService::create(Partner partner, std::string body, std::string request_id,
-                                                           std::string headers_json, Origin origin) {
+boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partner, std::string body,
+                                                           std::string request_id, std::string headers_json,
+                                                           Origin origin) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.origin = std::move(origin);
-    co_return co_await ingest(std::move(partner.id), std::move(inbox), false);
+    return ingest(partner.id, std::move(inbox), false);
 }
 
 boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord inbox,

@@ -70,14 +70,15 @@ public:
     boost::asio::awaitable<IngestResult> receive(WebhookRequest req);
 
     /// Validates and stores one request body of `partner` with today's rules and records it in the inbox (with
-    /// `replay_of` for `events replay`). Used by receive() and by the replay command.
-    boost::asio::awaitable<IngestResult> process(Partner partner, std::string body, std::string request_id,
+    /// `replay_of` for `events replay`). Used by receive() and by the replay command. Not a coroutine itself: it
+    /// builds the inbox row and returns the coroutine that stores it, which keeps nothing of `partner`.
+    boost::asio::awaitable<IngestResult> process(const Partner& partner, std::string body, std::string request_id,
                                                  std::string headers_json, std::string replay_of);
 
     /// Validates and stores one order_created body that an operator built (hub/admin/order_create_rules.hpp) for
     /// the operator partner `partner`, with the same rules and storage as process(). A refused body is answered
-    /// and stored nowhere (its sender reads the answer; there is nothing to replay).
-    boost::asio::awaitable<IngestResult> create(Partner partner, std::string body, std::string request_id,
+    /// and stored nowhere (its sender reads the answer; there is nothing to replay). Not a coroutine either.
+    boost::asio::awaitable<IngestResult> create(const Partner& partner, std::string body, std::string request_id,
                                                 std::string headers_json, Origin origin);
 
 private:
