@@ -125,10 +125,13 @@ public:
 
     /// Queues `job` and returns its result once its batch committed (or rethrows its error).
     boost::asio::awaitable<Result> submit(Job job) {
-        return await_completion<Result>([state = state_, job = std::move(job)](auto complete, auto executor) mutable {
-            State::push(state, Entry{std::move(job), std::move(complete), std::move(executor),
-                                     std::chrono::steady_clock::now()});
-        });
+        // Boxed until it is queued: the initiation is moved several times on its way through Asio, a pointer
+        // cheaply, a job of many strings (an order's inbox row) not.
+        return await_completion<Result>(
+            [state = state_, job = std::make_unique<Job>(std::move(job))](auto complete, auto executor) mutable {
+                State::push(state, Entry{std::move(*job), std::move(complete), std::move(executor),
+                                         std::chrono::steady_clock::now()});
+            });
     }
 
     /// Queues `job` whose completion the caller has already arranged (`complete` resumes its submitter on the
