@@ -38,10 +38,13 @@ constexpr std::size_t kMaxFirstArena = 1 << 20;
 // refuses what Boost.JSON 1.81 accepts silently: duplicate keys (it keeps the last one) and out-of-range numbers
 // (it yields +-inf for 1e400 and an inexact double for integers beyond uint64/int64).
 //
-// The keys of every object still open are kept, as text, beside the value stack; when an object ends its keys
-// are compared (pairwise while few, sorted when many, so a hostile object of many keys costs n log n), then
-// value_stack builds the object. Every value of the document is allocated from one monotonic arena, released at
-// once with the document; the stack itself starts in a buffer inside the handler.
+// Duplicate keys are found without looking at them: Boost.JSON's object keeps the last of repeated keys, so a
+// document whose objects hold fewer keys in all than the parser gave them has a repeated key, and one whose objects
+// hold them all has none (keys_given(), keys_held()). Only then is the document parsed again with `name_duplicates`,
+// which keeps the keys of every object still open, as text, beside the value stack, and compares them when the
+// object ends (pairwise while few, sorted when many, so a hostile object of many keys costs n log n), to refuse it
+// there, naming the first repeated key, as Boost.JSON would not. Every value of the document is allocated from one
+// monotonic arena, released at once with the document; the stack itself starts in a buffer inside the handler.
 class StrictHandler {
 public:
     // Names required by the basic_parser handler concept.
@@ -52,8 +55,10 @@ public:
     static constexpr std::size_t max_string_size = bj::string::max_size();
     // NOLINTEND(readability-identifier-naming)
 
-    explicit StrictHandler(bj::storage_ptr sp) : stack_({}, scratch_.data(), scratch_.size()) {
+    StrictHandler(bj::storage_ptr sp, bool name_duplicates)
+        : stack_({}, scratch_.data(), scratch_.size()), name_duplicates_(name_duplicates) {
         stack_.reset(std::move(sp));
+        if (!name_duplicates_) return;
         keys_.reserve(kInitialKeys);
         objects_.reserve(kInitialDepth);
         key_text_.reserve(kInitialKeyText);
@@ -64,7 +69,7 @@ public:
     bool on_array_begin(bj::error_code&) { return true; }
 
     bool on_object_begin(bj::error_code&) {
-        objects_.push_back(keys_.size());
+        if (name_duplicates_) objects_.push_back(keys_.size());
         return true;
     }
 
@@ -74,6 +79,11 @@ public:
     }
 
     bool on_object_end(std::size_t n, bj::error_code& ec) {
+        keys_given_ += n;
+        if (!name_duplicates_) {
+            stack_.push_object(n);
+            return true;
+        }
         const std::size_t first = objects_.back();
         objects_.pop_back();
         if (const auto repeated = first_repeated(first, n)) {
@@ -97,6 +107,10 @@ public:
     }
 
     bool on_key_part(bj::string_view s, std::size_t, bj::error_code&) {
+        if (!name_duplicates_) {
+            stack_.push_chars(s);
+            return true;
+        }
         if (!in_key_) {
             in_key_ = true;
             keys_.push_back({key_text_.size(), 0, 0});
@@ -107,6 +121,10 @@ public:
     }
 
     bool on_key(bj::string_view s, std::size_t, bj::error_code&) {
+        if (!name_duplicates_) {
+            stack_.push_key(s);
+            return true;
+        }
         if (!in_key_) keys_.push_back({key_text_.size(), 0, 0});
         in_key_ = false;
         key_text_.append(s.data(), s.size());
@@ -178,6 +196,9 @@ public:
     /// Takes the finished document; valid only after a successful complete parse.
     bj::value release() { return stack_.release(); }
 
+    /// The keys the parser gave the document's objects, repeated ones included.
+    std::size_t keys_given() const { return keys_given_; }
+
 private:
     // Keys of the objects still open, in document order; a pairwise comparison is cheaper up to this many.
     static constexpr std::size_t kPairwiseKeys = 16;
@@ -237,6 +258,8 @@ private:
 
     alignas(16) std::array<unsigned char, kScratchBytes> scratch_{};
     bj::value_stack stack_;
+    bool name_duplicates_;
+    std::size_t keys_given_ = 0;
     std::vector<Key> keys_;             // the keys of the open objects, innermost last
     std::string key_text_;              // their text, one after another
     std::vector<std::size_t> objects_;  // where each open object's keys begin in keys_
@@ -245,8 +268,21 @@ private:
     std::string reason_;
 };
 
+/// The keys the objects of `v` hold, nested ones included. Recursion is bounded by the parse's max_depth.
+std::size_t keys_held(const bj::value& v) {
+    std::size_t n = 0;
+    if (const auto* object = v.if_object()) {
+        n = object->size();
+        for (const auto& member : *object) n += keys_held(member.value());
+    } else if (const auto* array = v.if_array()) {
+        for (const auto& element : *array) n += keys_held(element);
+    }
+    return n;
+}
+
 // parse_strict with its values allocated from `storage`.
-ParseResult parse_into(std::string_view text, const ParseLimits& limits, bj::storage_ptr storage) {
+ParseResult parse_into(std::string_view text, const ParseLimits& limits, const bj::storage_ptr& storage,
+                       bool name_duplicates = false) {
     bj::parse_options options;
     options.max_depth = limits.max_depth;
     options.allow_comments = false;
@@ -255,7 +291,7 @@ ParseResult parse_into(std::string_view text, const ParseLimits& limits, bj::sto
 
     ParseResult result;
     try {
-        bj::basic_parser<StrictHandler> parser(options, std::move(storage));
+        bj::basic_parser<StrictHandler> parser(options, storage, name_duplicates);
         bj::error_code ec;
         const std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
         if (ec) {
@@ -273,6 +309,15 @@ ParseResult parse_into(std::string_view text, const ParseLimits& limits, bj::sto
             return result;
         }
         result.value = parser.handler().release();
+        if (!name_duplicates && keys_held(*result.value) != parser.handler().keys_given()) {
+            // A repeated key: parsed again to refuse the document where it repeats, naming it.
+            result.value.reset();
+            result = parse_into(text, limits, storage, true);
+            if (result.value) {
+                result.value.reset();  // not reached: the objects held fewer keys than they were given
+                result.error = "duplicate object key";
+            }
+        }
     } catch (const std::exception& e) {
         // Allocation failures and Boost.JSON size limits: refuse the document, keep the process.
         result.value.reset();

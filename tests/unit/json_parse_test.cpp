@@ -104,6 +104,20 @@ TEST_CASE("parse_strict refuses duplicate object keys", "[json]") {
         REQUIRE(result.value);
         CHECK(result.value->at("b").at(1).at("a") == 2);
     }
+    SECTION("whatever the repeated key's first value held, and wherever it is") {
+        // The first value of a repeated key is what Boost.JSON's object drops: objects, empty ones, or nothing.
+        for (const std::string_view text :
+             {R"({"a":{"x":1},"a":5})", R"({"a":{},"a":1})", R"({"a":{"x":{"y":{}}},"a":{"z":1}})",
+              R"({"a":1,"b":{"c":1},"a":{"d":2}})", R"([1,{"q":[{"r":1,"r":2}]}])", R"([[[{"s":[],"s":[]}]]])",
+              R"({"in":{"k":{"m":1},"k":{"m":1}},"out":{}})"}) {
+            INFO("input: " << text);
+            const auto result = parse_strict(text);
+            CHECK_FALSE(result.value);
+            CHECK(result.error.find("duplicate object key") != std::string::npos);
+            boost::json::monotonic_resource arena;
+            CHECK(parse_strict(text, arena).error == result.error);
+        }
+    }
     SECTION("a long quoted key is cut in the message") {
         const std::string key(1000, 'k');
         const auto result = parse_strict("{\"" + key + "\":1,\"" + key + "\":2}");
