@@ -61,22 +61,29 @@ public:
     void null() { raw("null"); }
 
     /// Whether JSON writes every byte of `s` as it is: printable ASCII (0x20 to 0x7E) but the quote and the
-    /// backslash. Eight bytes at a time, each test a borrow into a byte's top bit (Hacker's Delight 6-1).
+    /// backslash. Eight bytes at a time, each test a borrow into a byte's top bit (Hacker's Delight 6-1); the tail
+    /// as the last eight bytes (read again in part), or a short string padded with a plain byte.
     static bool plain(std::string_view s) {
         constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
         constexpr std::uint64_t kTops = 0x8080808080808080ULL;
         const auto below = [](std::uint64_t x, std::uint64_t n) { return (x - kOnes * n) & ~x & kTops; };
         const auto zero = [&below](std::uint64_t x) { return below(x, 1); };
-        std::size_t i = 0;
-        for (; i + 8 <= s.size(); i += 8) {
-            std::uint64_t x = 0;
-            std::memcpy(&x, s.data() + i, 8);
-            if ((below(x, 0x20) | (x & kTops) | zero(x ^ (kOnes * 0x7F)) | zero(x ^ (kOnes * '"')) |
-                 zero(x ^ (kOnes * '\\'))) != 0)
-                return false;
+        const auto plain8 = [&](std::uint64_t x) {
+            return (below(x, 0x20) | (x & kTops) | zero(x ^ (kOnes * 0x7F)) | zero(x ^ (kOnes * '"')) |
+                    zero(x ^ (kOnes * '\\'))) == 0;
+        };
+        std::uint64_t x = kOnes * 'a';
+        if (s.size() < 8) {
+            if (!s.empty()) std::memcpy(&x, s.data(), s.size());
+            return plain8(x);
         }
-        return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
-                           [](char c) { return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\'; });
+        for (std::size_t i = 0; i + 8 <= s.size(); i += 8) {
+            std::memcpy(&x, s.data() + i, 8);
+            if (!plain8(x)) return false;
+        }
+        if (s.size() % 8 == 0) return true;
+        std::memcpy(&x, s.data() + s.size() - 8, 8);
+        return plain8(x);
     }
 
 private:
