@@ -275,7 +275,14 @@ std::string json_line(std::string_view time, Level level, std::string_view messa
         w.raw(",");
         w.text(k);
         w.raw(":");
-        w.value(v.json);
+        if (v.is_text)
+            w.text(v.text);
+        else if (v.json.is_int64())
+            w.number(v.json.get_int64());
+        else if (v.json.is_uint64())
+            w.number(v.json.get_uint64());
+        else
+            w.value(v.json);
     }
     for (const auto& [k, v] : more) {
         w.raw(",");
@@ -300,7 +307,7 @@ std::string format_line(Format format, std::string_view time, Level level, std::
         o["time"] = time;
         o["level"] = level_name(level);
         o["msg"] = message;
-        for (const auto& [k, v] : fields) o[k] = v.json;
+        for (const auto& [k, v] : fields) o[k] = v.as_json();
         for (const auto& [k, v] : more) o[k] = v;
         return boost::json::serialize(o);
     }
@@ -320,7 +327,7 @@ std::string format_line(Format format, std::string_view time, Level level, std::
         });
         line += plain ? std::string(text) : boost::json::serialize(v);
     };
-    for (const auto& [k, v] : fields) append(k, v.json);
+    for (const auto& [k, v] : fields) append(k, v.as_json());
     for (const auto& [k, v] : more) append(k, boost::json::value(std::string_view(v)));
     return line;
 }

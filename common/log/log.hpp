@@ -23,15 +23,21 @@ void set_format(Format format);
 /// Parses "json" or "text".
 bool parse_format(std::string_view text, Format& out);
 
-/// A field value: strings, numbers, booleans or JSON.
+/// A field value: strings, numbers, booleans or JSON. A string is viewed, not copied: give fields only to the call
+/// that logs them, as a braced list (its strings live until that call returns).
 struct Value {
-    Value(const std::string& s) : json(std::string_view(s)) {}
-    Value(std::string_view s) : json(s) {}
-    Value(const char* s) : json(s) {}
+    Value(const std::string& s) : text(s), is_text(true) {}
+    Value(std::string_view s) : text(s), is_text(true) {}
+    Value(const char* s) : text(s), is_text(true) {}
     template <class T>
     requires std::is_arithmetic_v<T> Value(T n) : json(n) {}
     Value(boost::json::value j) : json(std::move(j)) {}
-    boost::json::value json;
+    /// The value as JSON (a string's copy).
+    boost::json::value as_json() const { return is_text ? boost::json::value(text) : json; }
+
+    std::string_view text;  ///< a string's text, when is_text
+    bool is_text = false;
+    boost::json::value json;  ///< anything else
 };
 
 using Fields = std::initializer_list<std::pair<std::string_view, Value>>;
