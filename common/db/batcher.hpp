@@ -16,6 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/db/pool.hpp"
@@ -58,22 +60,24 @@ private:
 /// An awaitable of `Result` whose work another thread finishes: `start(complete, executor)` runs at once with
 /// `complete(error, result)`, callable once from any thread, which resumes the awaiting coroutine on its own
 /// executor (`executor`). Not a coroutine itself: GCC 12 relocates a lambda written inside a `co_await` expression
-/// bitwise, which breaks one that captures a std::string (common/db/pool.hpp).
+/// bitwise, which breaks one that captures a std::string (common/db/pool.hpp). `start` goes boxed: Asio moves the
+/// initiation several times on its way, a pointer cheaply, a job of many strings (an order's inbox row) not.
 template <class Result, class Start>
-boost::asio::awaitable<Result> await_completion(Start start) {
+boost::asio::awaitable<Result> await_completion(Start&& start) {
     namespace asio = boost::asio;
     return asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr, Result)>(
-        [start = std::move(start)](auto handler) mutable {
+        [start = std::make_unique<std::decay_t<Start>>(std::forward<Start>(start))](auto handler) mutable {
             auto work = asio::make_work_guard(asio::get_associated_executor(handler));
             auto h = std::make_shared<decltype(handler)>(std::move(handler));
             asio::any_io_executor executor = work.get_executor();
-            start(std::function<void(std::exception_ptr, Result)>([h, work](std::exception_ptr ep, Result r) mutable {
-                      auto ex = work.get_executor();
-                      asio::post(ex, [h = std::move(h), w = std::move(work), ep, r = std::move(r)]() mutable {
-                          (*h)(ep, std::move(r));
-                      });
-                  }),
-                  std::move(executor));
+            (*start)(
+                std::function<void(std::exception_ptr, Result)>([h, work](std::exception_ptr ep, Result r) mutable {
+                    auto ex = work.get_executor();
+                    asio::post(ex, [h = std::move(h), w = std::move(work), ep, r = std::move(r)]() mutable {
+                        (*h)(ep, std::move(r));
+                    });
+                }),
+                std::move(executor));
         },
         asio::use_awaitable);
 }
@@ -125,13 +129,10 @@ public:
 
     /// Queues `job` and returns its result once its batch committed (or rethrows its error).
     boost::asio::awaitable<Result> submit(Job job) {
-        // Boxed until it is queued: the initiation is moved several times on its way through Asio, a pointer
-        // cheaply, a job of many strings (an order's inbox row) not.
-        return await_completion<Result>(
-            [state = state_, job = std::make_unique<Job>(std::move(job))](auto complete, auto executor) mutable {
-                State::push(state, Entry{std::move(*job), std::move(complete), std::move(executor),
-                                         std::chrono::steady_clock::now()});
-            });
+        return await_completion<Result>([state = state_, job = std::move(job)](auto complete, auto executor) mutable {
+            State::push(state, Entry{std::move(job), std::move(complete), std::move(executor),
+                                     std::chrono::steady_clock::now()});
+        });
     }
 
     /// Queues `job` whose completion the caller has already arranged (`complete` resumes its submitter on the

@@ -422,10 +422,9 @@ struct OrderStore::Impl {
 
     boost::asio::awaitable<StoreOutcome> submit(Job job) {
         if (!through_pipe(job)) return batcher.submit(std::move(job));
-        // Boxed until it is queued, as Batcher::submit does.
         return common::db::await_completion<StoreOutcome>(
-            [p = pipe.get(), job = std::make_unique<Job>(std::move(job))](auto complete, auto executor) mutable {
-                p->push(IngestPipe::Entry{std::move(*job), std::move(complete), std::move(executor)});
+            [p = pipe.get(), job = std::move(job)](auto complete, auto executor) mutable {
+                p->push(IngestPipe::Entry{std::move(job), std::move(complete), std::move(executor)});
             });
     }
 
