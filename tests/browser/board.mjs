@@ -110,14 +110,16 @@ try {
   await login(b, env.BOARD_USER_B);
   await shot(b, '02-other-branch-empty');
 
-  // An order sent by webhook appears live, with a banner and a sound.
+  // An order sent by webhook appears live, with a banner and a sound: on the page as it is, without a reload (a
+  // mark left in the page's window survives). How soon is a benchmark's question (tests/load/board-bench.sh);
+  // the wait here only bounds a hang.
   const chimesBefore = await chimes(a);
+  await a.evaluate(() => { window.boardTestMark = 'before the order'; });
   const sent = Date.now();
   const created = await webhook(order('B-1'));
-  await card(a, 'B-1').waitFor({ timeout: 5_000 });
-  const latency = Date.now() - sent;
-  console.log(`measured: webhook-to-card ${latency} ms`);
-  check(latency < 1_000, `the new order appeared within 1 s (${latency} ms)`);
+  await card(a, 'B-1').waitFor({ timeout: 10_000 });
+  console.log(`measured: webhook-to-card ${Date.now() - sent} ms`);
+  check((await a.evaluate(() => window.boardTestMark)) === 'before the order', 'the new order appeared without a reload');
   await a.locator('.banner.new', { hasText: 'New order plat #B-1' }).waitFor({ timeout: 2_000 });
   check((await chimes(a)) > chimesBefore, 'a sound for the new order');
   // The POS accepts it (the reference POS knows P-BURGER).
