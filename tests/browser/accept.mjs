@@ -7,6 +7,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { chromium } from 'playwright-core';
 
+// How long a live change may take to show before the test calls it lost: it bounds a hang, it is no timing
+// promise (a CI machine once took 2.3 s from webhook to card); how soon is tests/load/board-bench.sh's question.
+const LIVE_WAIT = 15_000;
+
 const env = process.env;
 const ARTIFACTS = env.ORDERHUB_BROWSER_ARTIFACTS;
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -66,18 +70,18 @@ try {
 
   // A held order: on the board with a countdown, Accept and Reject, and a banner that asks for a decision.
   await webhook('M-1');
-  await card(page, 'M-1').locator('.countdown').waitFor({ timeout: 5_000 });
+  await card(page, 'M-1').locator('.countdown').waitFor({ timeout: LIVE_WAIT });
   const left = await card(page, 'M-1').locator('.countdown').textContent();
   check(/^\d+:\d\d left to accept$/.test(left), `the countdown reads "${left}"`);
   check((await card(page, 'M-1').locator('.forwarding').textContent()) === 'WAITING FOR ACCEPT', 'the card says it waits');
-  await page.locator('.banner.awaiting', { hasText: 'accept or reject it' }).waitFor({ timeout: 2_000 });
+  await page.locator('.banner.awaiting', { hasText: 'accept or reject it' }).waitFor({ timeout: LIVE_WAIT });
   // Its own sound, told apart from a new order's by the staff.
-  await page.waitForFunction(() => window.__orderhubSounds.some((s) => s.kind === 'awaiting'), null, { timeout: 5_000 })
+  await page.waitForFunction(() => window.__orderhubSounds.some((s) => s.kind === 'awaiting'), null, { timeout: LIVE_WAIT })
     .catch(() => {});
   check(await page.evaluate(() => window.__orderhubSounds.some((s) => s.kind === 'awaiting')),
     'a held order sounds the waiting-for-acceptance sound');
   await webhook('M-2');
-  await card(page, 'M-2').locator('.countdown').waitFor({ timeout: 5_000 });
+  await card(page, 'M-2').locator('.countdown').waitFor({ timeout: LIVE_WAIT });
   const first = await page.locator('.order').first().getAttribute('data-external-id');
   check(first === 'M-1', `the soonest deadline is on top (${first})`);
   await shot(page, 'accept-01-waiting');
@@ -99,7 +103,7 @@ try {
 
   // No decision: the hub times it out, and the card says so.
   await webhook('M-3');
-  await card(page, 'M-3').locator('.countdown').waitFor({ timeout: 5_000 });
+  await card(page, 'M-3').locator('.countdown').waitFor({ timeout: LIVE_WAIT });
   await control('expire M-3');
   await forwarding(page, 'M-3', 'NOT ACCEPTED IN TIME');
   check((await card(page, 'M-3').locator('button.accept').count()) === 0, 'no Accept once timed out');

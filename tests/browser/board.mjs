@@ -7,6 +7,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { chromium } from 'playwright-core';
 
+// How long a live change may take to show before the test calls it lost: it bounds a hang, it is no timing
+// promise (a CI machine once took 2.3 s from webhook to card); how soon is tests/load/board-bench.sh's question.
+const LIVE_WAIT = 15_000;
+
 const env = process.env;
 const HUB = env.HUB_URL; // http://127.0.0.1:PORT
 const ARTIFACTS = env.ORDERHUB_BROWSER_ARTIFACTS;
@@ -117,10 +121,10 @@ try {
   await a.evaluate(() => { window.boardTestMark = 'before the order'; });
   const sent = Date.now();
   const created = await webhook(order('B-1'));
-  await card(a, 'B-1').waitFor({ timeout: 10_000 });
+  await card(a, 'B-1').waitFor({ timeout: LIVE_WAIT });
   console.log(`measured: webhook-to-card ${Date.now() - sent} ms`);
   check((await a.evaluate(() => window.boardTestMark)) === 'before the order', 'the new order appeared without a reload');
-  await a.locator('.banner.new', { hasText: 'New order plat #B-1' }).waitFor({ timeout: 2_000 });
+  await a.locator('.banner.new', { hasText: 'New order plat #B-1' }).waitFor({ timeout: LIVE_WAIT });
   check((await chimes(a)) > chimesBefore, 'a sound for the new order');
   // The POS accepts it (the reference POS knows P-BURGER).
   await card(a, 'B-1').locator('.forwarding', { hasText: 'In the POS' }).waitFor({ timeout: 10_000 });
@@ -131,20 +135,20 @@ try {
     ['delivered', 'Delivered']];
   for (const [status, label] of steps) {
     await webhook(updated('B-1', status));
-    await a.locator(`.order[data-external-id="B-1"][data-delivery-status="${status}"]`).waitFor({ timeout: 2_000 });
+    await a.locator(`.order[data-external-id="B-1"][data-delivery-status="${status}"]`).waitFor({ timeout: LIVE_WAIT });
     check((await card(a, 'B-1').locator('.delivery').textContent()) === label, `status ${status} reads "${label}"`);
     await shot(a, `04-status-${status}`);
   }
   await webhook(order('B-2'));
-  await card(a, 'B-2').waitFor({ timeout: 5_000 });
+  await card(a, 'B-2').waitFor({ timeout: LIVE_WAIT });
   await webhook(updated('B-2', 'cancelled'));
-  await a.locator('.order[data-external-id="B-2"][data-delivery-status="cancelled"]').waitFor({ timeout: 2_000 });
+  await a.locator('.order[data-external-id="B-2"][data-delivery-status="cancelled"]').waitFor({ timeout: LIVE_WAIT });
   check((await card(a, 'B-2').locator('.delivery').textContent()) === 'Cancelled', 'status cancelled reads "Cancelled"');
   await shot(a, '05-status-cancelled');
 
   // A scheduled order shows its time.
   await webhook(order('B-4', { schedule: '2030-01-02 12:30:00' }));
-  await card(a, 'B-4').locator('.schedule').waitFor({ timeout: 5_000 });
+  await card(a, 'B-4').locator('.schedule').waitFor({ timeout: LIVE_WAIT });
   check((await card(a, 'B-4').locator('.schedule').textContent()).startsWith('Scheduled for'), 'scheduled order shows its time');
 
   // The POS rejects an order with an item it does not know: a banner, a sound, and the card says so in words.
@@ -181,15 +185,15 @@ try {
   // A network drop: the board's hub goes away (the stream breaks), orders move meanwhile, the hub comes back on
   // the same address; the board reconnects by itself, resumes after its Last-Event-ID, and shows what it missed.
   await control('stop-hub');
-  await a.locator('#live[data-state="offline"]').waitFor({ timeout: 5_000 });
+  await a.locator('#live[data-state="offline"]').waitFor({ timeout: LIVE_WAIT });
   await shot(a, '09-offline');
   await webhook(updated('B-4', 'assigned'));
   await webhook(order('B-5'));
   await control('start-hub');
   await a.locator('#live[data-state="live"]').waitFor({ timeout: 15_000 });
-  await a.locator('.order[data-external-id="B-4"][data-delivery-status="assigned"]').waitFor({ timeout: 3_000 });
-  await card(a, 'B-5').waitFor({ timeout: 3_000 });
-  await a.locator('.banner.new', { hasText: 'New order plat #B-5' }).waitFor({ timeout: 3_000 });
+  await a.locator('.order[data-external-id="B-4"][data-delivery-status="assigned"]').waitFor({ timeout: LIVE_WAIT });
+  await card(a, 'B-5').waitFor({ timeout: LIVE_WAIT });
+  await a.locator('.banner.new', { hasText: 'New order plat #B-5' }).waitFor({ timeout: LIVE_WAIT });
   await shot(a, '10-back-online');
 
   // The POS cannot be reached: a banner and a sound; once it is back the retry delivers the order.
