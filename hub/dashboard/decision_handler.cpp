@@ -89,8 +89,10 @@ boost::asio::awaitable<Response> accept(Context& ctx, const Call& call) {
         return ok({{"order_id", id}, {"state", "pending"}});
     };
     auto res = co_await in_session<pqxx::work>(ctx.pool, call.session.hash, std::move(body));
-    if (res.status == 200)
+    if (res.status == 200) {
+        ctx.feed.nudge();
         common::log::info("dashboard accept", {{"request_id", call.req.request_id}, {"order_id", call.order_id}});
+    }
     co_return res;
 }
 
@@ -108,8 +110,10 @@ boost::asio::awaitable<Response> reject(Context& ctx, const Call& call) {
         return ok({{"order_id", id}, {"state", forward::to_text(forward::JobState::merchant_rejected)}});
     };
     auto res = co_await in_session<pqxx::work>(ctx.pool, call.session.hash, std::move(body));
-    if (res.status == 200)
+    if (res.status == 200) {
+        ctx.feed.nudge();
         common::log::info("dashboard reject", {{"request_id", call.req.request_id}, {"order_id", call.order_id}});
+    }
     co_return res;
 }
 

@@ -1,5 +1,6 @@
 #include "hub/dashboard/feed.hpp"
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -7,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 #include <pqxx/pqxx>
+#include <utility>
 
 #include "common/db/pool.hpp"
 #include "common/log/log.hpp"
@@ -139,17 +141,37 @@ void EventFeed::stop() {
     });
 }
 
+void EventFeed::nudge() {
+    if (listeners_.load(std::memory_order_relaxed) == 0 || stopped_.load(std::memory_order_relaxed)) return;
+    if (nudged_.exchange(true, std::memory_order_acq_rel)) return;
+    asio::post(timer_.get_executor(), [this] {
+        nudged_.store(false, std::memory_order_release);
+        if (waiting_)
+            bring_forward();
+        else
+            nudge_pending_ = true;
+    });
+}
+
+void EventFeed::bring_forward() {
+    const auto due = std::max(last_poll_ + kNudgeGap, std::chrono::steady_clock::now());
+    // A new expiry cancels the pending wait, which the loop then repeats until the new time.
+    if (due < timer_.expiry()) timer_.expires_at(due);
+}
+
 std::shared_ptr<Subscription> EventFeed::subscribe(std::set<std::string> branches,
                                                    const std::shared_ptr<common::http::StreamWriter>& writer) {
     auto s = std::make_shared<Subscription>(std::move(branches), writer);
     std::lock_guard lock(mutex_);
     subs_.push_back(s);
+    listeners_.store(subs_.size(), std::memory_order_relaxed);
     return s;
 }
 
 void EventFeed::unsubscribe(const std::shared_ptr<Subscription>& s) {
     std::lock_guard lock(mutex_);
     std::erase(subs_, s);
+    listeners_.store(subs_.size(), std::memory_order_relaxed);
 }
 
 std::vector<Event> EventFeed::replay(pqxx::connection& conn, std::int64_t after, const std::string& user_id,
@@ -202,6 +224,7 @@ asio::awaitable<void> EventFeed::loop() {
                 if (!listening) return ids_of(exec(tx, sql::kEventIdsAfter, low, limit));
                 return events_of(exec(tx, sql::kEventsAfter, low, limit));
             };
+            last_poll_ = std::chrono::steady_clock::now();
             auto events = co_await pool_.run(std::move(fetch));
             std::vector<std::shared_ptr<Subscription>> subs;
             {
@@ -226,7 +249,14 @@ asio::awaitable<void> EventFeed::loop() {
         // Also with no board open: the cursor must stay current, so that a board that opens gets what follows
         // its opening and nothing older (a slower idle pace delivered seconds-old events as new ones).
         timer_.expires_after(interval_);
-        co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (std::exchange(nudge_pending_, false)) bring_forward();
+        waiting_ = true;
+        for (;;) {
+            // Cancelled by stop(), or by a nudge that moved the expiry: then wait again, for the new time.
+            auto [ec] = co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+            if (!ec || stopped_.load()) break;
+        }
+        waiting_ = false;
     }
 }
 

@@ -73,7 +73,8 @@ private:
 };
 
 /// One per process: polls hub.dashboard_events on the database pool every `interval` and hands new events to
-/// the subscriptions whose branches they concern. Every minute (and at start) it also deletes events older than two
+/// the subscriptions whose branches they concern; a change this process committed (nudge()) brings the next poll
+/// forward while a board is open here. Every minute (and at start) it also deletes events older than two
 /// days and expired sessions, in batches of 10,000 one after the other until none is left, beside the polling: the
 /// cleanup keeps up with any rate the hub can store at. Several hub processes each run their own; the table is the
 /// shared source. start() once; stop() before the io_context stops.
@@ -84,6 +85,12 @@ public:
     void start();
     void stop();
 
+    /// This process committed a change a board shows (an order stored, a decision, a resend): while a board is open
+    /// on this process, the next poll comes at once rather than at the next tick, yet no sooner than kNudgeGap
+    /// after the last one. Thread-safe; with no board open it costs an atomic load. Changes other processes
+    /// commit are seen at the next tick.
+    void nudge();
+
     std::shared_ptr<Subscription> subscribe(std::set<std::string> branches,
                                             const std::shared_ptr<common::http::StreamWriter>& writer);
     void unsubscribe(const std::shared_ptr<Subscription>& s);
@@ -93,8 +100,13 @@ public:
     static std::vector<Event> replay(pqxx::connection& conn, std::int64_t after, const std::string& user_id,
                                      std::size_t limit);
 
+    /// The least time between two polls that nudges bring forward (a burst of orders is one poll per gap).
+    static constexpr std::chrono::milliseconds kNudgeGap{20};
+
 private:
     boost::asio::awaitable<void> loop();
+    /// On the strand: moves the waiting poll to kNudgeGap after the last one, or to now, when that is sooner.
+    void bring_forward();
     boost::asio::awaitable<void> clean_up_loop();
 
     boost::asio::io_context& ioc_;
@@ -105,6 +117,12 @@ private:
     std::mutex mutex_;
     std::vector<std::shared_ptr<Subscription>> subs_;
     std::atomic<bool> stopped_{false};
+    std::atomic<std::size_t> listeners_{0};  // subs_.size(), read without the mutex by nudge()
+    std::atomic<bool> nudged_{false};        // a nudge is on its way to the strand: later ones add nothing
+    // On the strand (timer_'s executor):
+    bool waiting_ = false;        // the loop waits on timer_ for its next poll
+    bool nudge_pending_ = false;  // a nudge came during a poll: the wait after it is brought forward
+    std::chrono::steady_clock::time_point last_poll_{};
 };
 
 }  // namespace hub::dashboard

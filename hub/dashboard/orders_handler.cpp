@@ -100,8 +100,10 @@ boost::asio::awaitable<Response> resend(Context& ctx, const Call& call) {
             {{"order_id", id}, {"previous_state", forward::to_text(outcome.previous_state)}, {"state", "pending"}});
     };
     auto res = co_await in_session<pqxx::work>(ctx.pool, call.session.hash, std::move(body));
-    if (res.status == 200)
+    if (res.status == 200) {
+        ctx.feed.nudge();
         common::log::info("dashboard resend", {{"request_id", call.req.request_id}, {"order_id", call.order_id}});
+    }
     co_return res;
 }
 

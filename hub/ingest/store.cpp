@@ -413,6 +413,8 @@ struct OrderStore::Impl {
         });
     }
 
+    std::function<void()> stored;  // OrderStore::on_stored
+
     bool through_pipe(const Job& job) const {
         if (!pipe || job.entry.empty() || !pipe->ready()) return false;
         if (always) return true;
@@ -463,8 +465,12 @@ boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, V
         job.update = std::move(order);
         if (impl_->pipe && impl_->pipe->pending()) co_await impl_->pipe_answered();
     }
-    co_return co_await impl_->submit(std::move(job));
+    auto outcome = co_await impl_->submit(std::move(job));
+    if (impl_->stored) impl_->stored();
+    co_return outcome;
 }
+
+void OrderStore::on_stored(std::function<void()> stored) { impl_->stored = std::move(stored); }
 
 boost::asio::awaitable<std::string> OrderStore::record(InboxRecord inbox) {
     Job job{inbox.partner_id, std::nullopt, false, std::move(inbox), {}};

@@ -3,6 +3,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +105,10 @@ public:
 
     /// The pipeline's figures (for /metrics: `ready` while it has its connection); nullopt without one.
     std::optional<PipeStats> pipe_stats() const;
+
+    /// Called (on the storing request's thread) after each webhook this store committed, stored or found a
+    /// duplicate: the merchant board's feed polls at once (hub/dashboard/feed.hpp). Set before the first store.
+    void on_stored(std::function<void()> stored);
 
 private:
     struct Impl;

@@ -25,9 +25,10 @@ struct Runner {
     }
 };
 
-/// Waits up to 10 s for `n` events on `sub`, collecting them into `got`.
-void take_until(hub::dashboard::Subscription& sub, std::vector<hub::dashboard::Event>& got, std::size_t n) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+/// Waits up to `wait` (10 s: a hang's bound) for `n` events on `sub`, collecting them into `got`.
+void take_until(hub::dashboard::Subscription& sub, std::vector<hub::dashboard::Event>& got, std::size_t n,
+                std::chrono::milliseconds wait = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + wait;
     while (got.size() < n && std::chrono::steady_clock::now() < deadline) {
         bool overflowed = false;
         for (auto& e : sub.take(overflowed)) got.push_back(std::move(e));
@@ -181,4 +182,46 @@ TEST_CASE("feed: cleanup deletes every event past two days however many piled up
     feed.stop();
     CHECK(h.count(old_events) == 0);
     CHECK(h.count("SELECT count(*) FROM hub.dashboard_events WHERE order_id LIKE 'new-%'") == 10);
+}
+
+TEST_CASE("feed: a nudge from this process polls at once; without one the next poll waits for its tick", "[feed]") {
+    HubDb h;
+    asio::io_context ioc;
+    common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
+    // A tick no test outlives: every event that arrives below was fetched by a poll that a nudge brought forward.
+    hub::dashboard::EventFeed feed(ioc, pool, std::chrono::hours(1));
+    Runner runner{ioc};
+    feed.start();
+    auto sub = feed.subscribe({"B1"}, nullptr);
+    std::vector<hub::dashboard::Event> got;
+
+    // The feed's first poll sets its cursor at the newest event when it runs; an order stored before that is
+    // history. Store and nudge until one arrives: from then on the cursor is set.
+    for (int i = 0; i < 10 && got.empty(); ++i) {
+        store_all(h.db.url(), {{"p1", order_json("W-" + std::to_string(i))}});
+        feed.nudge();
+        take_until(*sub, got, 1, std::chrono::seconds(2));
+    }
+    REQUIRE(got.size() == 1);
+
+    // An order stored after that reaches the board only through a nudge: the next tick is an hour away.
+    got.clear();
+    auto stored = store_all(h.db.url(), {{"p1", order_json("N-1")}});
+    feed.nudge();
+    take_until(*sub, got, 1);
+    REQUIRE(got.size() == 1);
+    CHECK(boost::json::parse(got[0].data).at("order").at("id").as_string() == stored[0].order_id);
+
+    // A burst of nudges, as many orders stored at once send: coalesced, and still every order arrives.
+    got.clear();
+    store_all(h.db.url(), {{"p1", order_json("N-2")}, {"p1", order_json("N-3")}, {"p1", order_json("N-4")}});
+    for (int i = 0; i < 3; ++i) feed.nudge();
+    take_until(*sub, got, 3);
+    std::vector<std::string> external;
+    for (const auto& e : got)
+        external.emplace_back(boost::json::parse(e.data).at("order").at("external_id").as_string());
+    std::sort(external.begin(), external.end());
+    CHECK(external == std::vector<std::string>{"N-2", "N-3", "N-4"});
+    feed.unsubscribe(sub);
+    feed.stop();
 }
