@@ -9,7 +9,10 @@
 #   2. a busy hub: the probes while tests/load/send_orders.py sends BENCH_LOAD_RATE (default 500) orders/s of
 #      another brand's branch (OTHER-1) for as long as the probes last; the board's stream carries none of them;
 #   3. a busy branch: the probes while BENCH_BRANCH_RATE (default 50) orders/s of DEMO-1 itself arrive, all of
-#      them carried by the stream.
+#      them carried by the stream;
+#   4. another process: the probes sent to a second `orderhub serve --role api` on the same database, the board
+#      still on the first (several instances behind a load balancer): no nudge reaches the board's feed, which
+#      sees the order at its next poll (every 250 ms).
 # The target is a p99 of at most 1,000 ms from the answer to the event. Everything runs on loopback against a
 # throwaway PostgreSQL 15 cluster (deploy/pg-local.sh, fsync on) that is destroyed at the end, also on failure or
 # Ctrl-C, with the processes stopped by PID. The table is printed and written to BENCH_RESULT (default
@@ -52,12 +55,15 @@ grep -q '"OTHER-1"' "$work/other.json" || { echo "the example order's branch_id 
 
 bench_serve "$hub_bin" "$bench_url" "$work/hub.log"
 url=http://127.0.0.1:$bench_port
+bench_serve "$hub_bin" "$bench_url" "$work/hub-2.log"
+other_url=http://127.0.0.1:$bench_port
 window=$(python3 -c "import math; print(math.ceil($probes * $interval))")
 
-# run NAME PREFIX [RATE BODY]: the probes, beside RATE orders/s of BODY for the probes' window when given.
+# run NAME PREFIX [RATE BODY [INGEST_URL]]: the probes, beside RATE orders/s of BODY for the probes' window when
+# RATE is not empty, sent to INGEST_URL when given.
 declare -A out
 run() {
-  local name=$1 prefix=$2 rate=${3:-} body=${4:-} bg=
+  local name=$1 prefix=$2 rate=${3:-} body=${4:-} ingest=${5:-$url} bg=
   if [ -n "$rate" ]; then
     python3 "$load/send_orders.py" --url "$url$bench_webhook" --count $((rate * (window + 1))) --rate "$rate" \
       --connections 16 --prefix "$prefix-load" --body "$body" >"$work/$name-load.json" &
@@ -65,8 +71,8 @@ run() {
     pids+=("$bg")
     sleep 1
   fi
-  python3 "$load/board_latency.py" --url "$url" --webhook "$bench_webhook" --email board@demo.test \
-    --probes "$probes" --interval "$interval" --prefix "$prefix" >"$work/$name.json" || status=1
+  python3 "$load/board_latency.py" --url "$url" --ingest-url "$ingest" --webhook "$bench_webhook" \
+    --email board@demo.test --probes "$probes" --interval "$interval" --prefix "$prefix" >"$work/$name.json" || status=1
   if [ -n "$bg" ]; then
     wait "$bg" || status=1
   fi
@@ -81,6 +87,8 @@ bench_vacuum
 run busy-hub HUB "$load_rate" "$work/other.json"
 bench_vacuum
 run busy-branch BRANCH "$branch_rate" "$root/deploy/examples/order-created.json"
+bench_vacuum
+run other-process OTHER "" "" "$other_url"
 
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2]))' "$1" "$2"; }
 load_of() {
@@ -95,13 +103,13 @@ print("%s orders/s, answers p99 %s ms, not 200: %d" % (d["rate"], d["p99_ms"], d
 {
   echo "# Board latency, $(date -u +%Y-%m-%d) on $host"
   echo
-  echo "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores; commit $(git rev-parse --short HEAD)."
+  echo "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores; commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- hub common || echo " + local changes")."
   echo "tests/load/board-bench.sh: $probes order_created webhooks of DEMO-1, one every $interval s, followed by a board"
   echo "user of DEMO-1 on GET /api/dashboard/events. Target (issue 11): a new order on the board within one second."
   echo
   echo "| run | other traffic | delivered / sent | answer -> event p50 | p95 | p99 | max | send -> event p50 | p99 | max |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
-  for name in idle busy-hub busy-branch; do
+  for name in idle busy-hub busy-branch other-process; do
     j=${out[$name]}
     echo "| $name | $(load_of "$name") | $(field "$j" delivered) / $(field "$j" probes) |" \
       "$(field "$j" answer_to_event_p50_ms) ms | $(field "$j" answer_to_event_p95_ms) ms |" \
@@ -110,6 +118,7 @@ print("%s orders/s, answers p99 %s ms, not 200: %d" % (d["rate"], d["p99_ms"], d
   done
   echo
   echo "busy-hub: $load_rate orders/s of another brand's branch beside the probes; busy-branch: $branch_rate orders/s of"
-  echo "DEMO-1 itself, every one an event on the board's stream."
+  echo "DEMO-1 itself, every one an event on the board's stream; other-process: the probes sent to a second hub process"
+  echo "on the same database, so the board's feed sees them at its next poll (250 ms), not at once."
 } | tee "$result"
 exit $status

@@ -3,12 +3,13 @@
 (standard library only).
 
   board_latency.py --url http://127.0.0.1:PORT --webhook /webhooks/KEY --email E --probes N [--interval S]
-                   [--prefix P] [--body FILE]
+                   [--prefix P] [--body FILE] [--ingest-url http://127.0.0.1:OTHER]
 
 The board user's password is read from the environment (BOARD_PASSWORD), never from the command line. It logs in
 (POST /api/dashboard/login), opens the user's event stream (GET /api/dashboard/events, text/event-stream, on a
 raw socket read by a thread of its own) and then sends N order_created webhooks one after the other, one every S
-seconds (default 0.1), each with payload.id = P-i. For each it notes when it was sent, when its 200 answer came
+seconds (default 0.1), each with payload.id = P-i, to --ingest-url when given (another hub process on the same
+database), else to --url. For each it notes when it was sent, when its 200 answer came
 (with the hub's order id) and when the stream delivered the order's first event; an order whose event has not
 come 10 s after the last answer counts as lost. Prints one JSON object: probes, answered (200), delivered, lost,
 and in milliseconds the p50/p95/p99/max of answer -> event (the board's own delay: the order is committed when
@@ -112,11 +113,13 @@ def main():
     ap.add_argument("--probes", type=int, default=200)
     ap.add_argument("--interval", type=float, default=0.1)
     ap.add_argument("--prefix", default="BOARD")
+    ap.add_argument("--ingest-url", default=None)
     ap.add_argument("--body", default=os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "examples",
                                                    "order-created.json"))
     args = ap.parse_args()
     url = urllib.parse.urlsplit(args.url)
-    if url.hostname not in ("127.0.0.1", "localhost", "::1"):
+    ingest = urllib.parse.urlsplit(args.ingest_url or args.url)
+    if url.hostname not in ("127.0.0.1", "localhost", "::1") or ingest.hostname not in ("127.0.0.1", "localhost", "::1"):
         sys.exit("board_latency.py sends to loopback addresses only")
     password = os.environ.get("BOARD_PASSWORD")
     if not password:
@@ -129,7 +132,7 @@ def main():
 
     stream = Stream(url.hostname, url.port, login(url.hostname, url.port, args.email, password))
     stream.start()
-    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn = http.client.HTTPConnection(ingest.hostname, ingest.port, timeout=30)
     probes = []  # (sent, answered, order_id)
     bad = 0
     start = time.monotonic()
