@@ -184,7 +184,7 @@ TEST_CASE("feed: cleanup deletes every event past two days however many piled up
     CHECK(h.count("SELECT count(*) FROM hub.dashboard_events WHERE order_id LIKE 'new-%'") == 10);
 }
 
-TEST_CASE("feed: a nudge from this process polls at once; without one the next poll waits for its tick", "[feed]") {
+TEST_CASE("feed: a nudge from this process polls at once, without one the next poll waits for its tick", "[feed]") {
     HubDb h;
     asio::io_context ioc;
     common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
