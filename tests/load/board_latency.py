@@ -19,7 +19,6 @@ an event was lost.
 import argparse
 import http.client
 import json
-import math
 import os
 import select
 import socket
@@ -28,16 +27,7 @@ import threading
 import time
 import urllib.parse
 
-EXAMPLE_ID = '"ORD-2024-000123"'
-
-
-def percentile(values, q):
-    """The q-quantile (nearest rank) of `values` (seconds), in milliseconds; None when empty."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    i = min(len(ordered) - 1, max(0, math.ceil(len(ordered) * q) - 1))
-    return round(ordered[i] * 1000, 1)
+from send_orders import order_template, percentile
 
 
 def login(host, port, email, password):
@@ -124,11 +114,7 @@ def main():
     password = os.environ.get("BOARD_PASSWORD")
     if not password:
         sys.exit("set BOARD_PASSWORD to the board user's password")
-    with open(args.body, encoding="utf-8") as f:
-        template = f.read()
-    if EXAMPLE_ID not in template:
-        sys.exit(f"{args.body}: the example's payload.id {EXAMPLE_ID} is not in it")
-    head, tail = template.split(EXAMPLE_ID, 1)
+    head, tail = order_template(args.body)
 
     stream = Stream(url.hostname, url.port, login(url.hostname, url.port, args.email, password))
     stream.start()

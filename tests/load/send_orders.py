@@ -34,6 +34,16 @@ def percentile(seconds, q):
     return round(ordered[i] * 1000, 2)
 
 
+def order_template(path):
+    """The body at `path` cut around the example's payload.id: (head, tail), so that head + json.dumps(id) + tail
+    is the body with that id; exits when the id is not in it."""
+    with open(path, encoding="utf-8") as f:
+        template = f.read()
+    if EXAMPLE_ID not in template:
+        sys.exit(f"{path}: the example's payload.id {EXAMPLE_ID} is not in it")
+    return template.split(EXAMPLE_ID, 1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -47,11 +57,7 @@ def main():
     url = urllib.parse.urlsplit(args.url)
     if url.hostname not in ("127.0.0.1", "localhost", "::1"):
         sys.exit("send_orders.py sends to loopback addresses only")
-    with open(args.body, encoding="utf-8") as f:
-        template = f.read()
-    if EXAMPLE_ID not in template:
-        sys.exit(f"{args.body}: the example's payload.id {EXAMPLE_ID} is not in it")
-    head, tail = template.split(EXAMPLE_ID, 1)
+    head, tail = order_template(args.body)
 
     lock = threading.Lock()
     state = {"next": 0, "ok": 0, "non200": 0, "errors": 0, "late": 0.0, "statuses": {}, "lat": [], "sched": []}

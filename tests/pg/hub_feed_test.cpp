@@ -25,6 +25,19 @@ struct Runner {
     }
 };
 
+/// A feed polling every `interval` on a pool of two workers, its io_context run by a thread of its own, started.
+struct RunningFeed {
+    asio::io_context ioc;
+    common::db::Pool pool;
+    hub::dashboard::EventFeed feed;
+    Runner runner{ioc};
+
+    RunningFeed(const std::string& url, std::chrono::milliseconds interval)
+        : pool({.url = url, .workers = 2, .on_connect = hub::db::prepare_all}), feed(ioc, pool, interval) {
+        feed.start();
+    }
+};
+
 /// Waits up to `wait` (10 s: a hang's bound) for `n` events on `sub`, collecting them into `got`.
 void take_until(hub::dashboard::Subscription& sub, std::vector<hub::dashboard::Event>& got, std::size_t n,
                 std::chrono::milliseconds wait = std::chrono::seconds(10)) {
@@ -69,11 +82,8 @@ void job_event(const std::string& url, const std::string& external_id, const std
 
 TEST_CASE("feed: events from before a board opened are not sent to it, later ones are, whole", "[feed]") {
     HubDb h;
-    asio::io_context ioc;
-    common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
-    hub::dashboard::EventFeed feed(ioc, pool, std::chrono::milliseconds(20));
-    Runner runner{ioc};
-    feed.start();
+    RunningFeed running(h.db.url(), std::chrono::milliseconds(20));
+    auto& feed = running.feed;
 
     // Traffic while nobody listens: the feed reads only ids, and must still move its cursor past them.
     store_all(h.db.url(), {{"p1", order_json("F-1")}, {"p1", order_json("F-2")}});
@@ -170,11 +180,8 @@ TEST_CASE("feed: cleanup deletes every event past two days however many piled up
             "SELECT 'new-' || g, 'B1', 'status', now() - interval '1 day' FROM generate_series(1, 10) g");
         tx.commit();
     }
-    asio::io_context ioc;
-    common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
-    hub::dashboard::EventFeed feed(ioc, pool, std::chrono::milliseconds(20));
-    Runner runner{ioc};
-    feed.start();  // the first cleanup round runs at once
+    RunningFeed running(h.db.url(), std::chrono::milliseconds(20));  // the first cleanup round runs at once
+    auto& feed = running.feed;
     const char* old_events = "SELECT count(*) FROM hub.dashboard_events WHERE created_at < now() - interval '2 days'";
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (h.count(old_events) > 0 && std::chrono::steady_clock::now() < deadline)
@@ -186,12 +193,9 @@ TEST_CASE("feed: cleanup deletes every event past two days however many piled up
 
 TEST_CASE("feed: a nudge from this process polls at once, without one the next poll waits for its tick", "[feed]") {
     HubDb h;
-    asio::io_context ioc;
-    common::db::Pool pool({.url = h.db.url(), .workers = 2, .on_connect = hub::db::prepare_all});
     // A tick no test outlives: every event that arrives below was fetched by a poll that a nudge brought forward.
-    hub::dashboard::EventFeed feed(ioc, pool, std::chrono::hours(1));
-    Runner runner{ioc};
-    feed.start();
+    RunningFeed running(h.db.url(), std::chrono::hours(1));
+    auto& feed = running.feed;
     auto sub = feed.subscribe({"B1"}, nullptr);
     std::vector<hub::dashboard::Event> got;
 
