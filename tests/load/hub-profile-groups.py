@@ -39,8 +39,10 @@ GROUPS = [
 ]
 ALLOCATION = re.compile(r"(_int_malloc|malloc|_int_free|cfree|free|unlink_chunk|malloc_consolidate|operator new|"
                         r"operator delete)")
-CLIENT_WORK = re.compile(r"run_batch|pqxx::|PQ|libpq")
-WAIT = re.compile(r"futex|pthread_cond|__schedule")
+# A database thread's sample is a wait when it was taken in a wait or the switch around it (its leaf in the
+# scheduler, below a poll, futex or condition wait); anything else there is the thread's work (the pool's batches
+# and the ingest pipe's statements: libpq, their arguments, their results, posting them back).
+WAIT = re.compile(r"futex|pthread_cond|__schedule|schedule_hrtimeout|do_sys_poll|ppoll|epoll_wait")
 
 
 def read_samples(path):
@@ -80,8 +82,8 @@ def main():
     for sample in samples:
         frames = [symbol(line) for line in sample[1:]]
         if sample[0].split()[0] != network:
-            busy = any(CLIENT_WORK.search(f) for f in frames) and not (frames and WAIT.search(frames[0]))
-            counts["database threads: libpq, libpqxx, the batch's array, the results" if busy
+            busy = not any(WAIT.search(f) for f in frames)
+            counts["database threads: libpq, the statements' arguments and results" if busy
                    else "database threads: waits and wake-ups"] += 1
             continue
         chain = " | ".join(frames)
