@@ -48,8 +48,9 @@ using detail::TlsConn;
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     Impl(asio::io_context& io, config::HostPort l, Limits lim, Handler h, ErrorRenderer e, AccessLog a,
-         std::optional<TlsFiles> tls)
+         std::optional<TlsFiles> tls, std::size_t io_threads)
         : ioc(io),
+          one_thread(io_threads == 1),
           listen(std::move(l)),
           limits(lim),
           handler(std::move(h)),
@@ -61,6 +62,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     }
 
     asio::io_context& ioc;
+    const bool one_thread;  ///< one thread runs ioc: connections need no strand of their own
     config::HostPort listen;
     Limits limits;
     Handler handler;
@@ -496,10 +498,16 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                        });
     }
 
+    /// The executor of the next connection's socket, timers and handlers (Server's io_threads).
+    asio::any_io_executor connection_executor() {
+        if (one_thread) return ioc.get_executor();
+        return asio::make_strand(ioc);
+    }
+
     asio::awaitable<void> accept_loop() {
         auto self = shared_from_this();
         for (;;) {
-            auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(ioc), kTuple);
+            auto [ec, socket] = co_await acceptor.async_accept(connection_executor(), kTuple);
             if (stopping.load() || !acceptor.is_open()) break;
             if (ec) {
                 // Out of descriptors and similar: pause instead of spinning.
@@ -531,9 +539,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 };
 
 Server::Server(asio::io_context& ioc, const config::HostPort& listen, Limits limits, Handler handler,
-               ErrorRenderer errors, AccessLog access_log, std::optional<TlsFiles> tls)
+               ErrorRenderer errors, AccessLog access_log, std::optional<TlsFiles> tls, std::size_t io_threads)
     : impl_(std::make_shared<Impl>(ioc, listen, limits, std::move(handler), std::move(errors), std::move(access_log),
-                                   std::move(tls))) {}
+                                   std::move(tls), io_threads)) {}
 
 Server::~Server() = default;
 

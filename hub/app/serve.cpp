@@ -102,9 +102,9 @@ int serve(const common::config::ParsedArgs& args) {
     // served there only.
     std::unique_ptr<common::http::Server> admin;
     if (admin_listen)
-        admin = std::make_unique<common::http::Server>(ioc, *admin_listen, cfg.limits,
-                                                       routes.admin_handler(metrics_endpoint), hub::http::render_error,
-                                                       hub::http::observed_access_log(hub_metrics));
+        admin = std::make_unique<common::http::Server>(
+            ioc, *admin_listen, cfg.limits, routes.admin_handler(metrics_endpoint), hub::http::render_error,
+            hub::http::observed_access_log(hub_metrics), std::nullopt, cfg.io_threads);
     else
         routes.serve_metrics(&metrics_endpoint);
     metrics_endpoint.watch(webhooks.limiter());
@@ -118,7 +118,7 @@ int serve(const common::config::ParsedArgs& args) {
     // Unknown-key refusals (a flood of random keys) are summed up in one access-log line a second.
     hub::http::UnknownKeyLog unknown_keys;
     common::http::Server server(ioc, cfg.listen, cfg.limits, std::move(handler), std::move(errors),
-                                hub::http::observed_access_log(hub_metrics, &unknown_keys), cfg.tls);
+                                hub::http::observed_access_log(hub_metrics, &unknown_keys), cfg.tls, cfg.io_threads);
     metrics_endpoint.watch(server);
     if (admin) {
         admin->start();

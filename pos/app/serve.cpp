@@ -35,7 +35,7 @@ int serve(const common::config::ParsedArgs& args) {
     pos::http::Routes routes(pool, passwords, token_lifetime);
     routes.serve_metrics(&metrics);
     common::http::Server server(ioc, cfg.listen, cfg.limits, routes.handler(), pos::http::render_error,
-                                metrics.access_log(), cfg.tls);
+                                metrics.access_log(), cfg.tls, cfg.io_threads);
     server.start();
     common::log::info("listening",
                       {{"service", "orderpos"}, {"address", cfg.listen.host + ":" + std::to_string(server.port())}});
