@@ -69,7 +69,8 @@ struct Hub {
         : guard(asio::make_work_guard(ioc)),
           pool({.url = "postgresql:///orderhub?host=/nonexistent/orderhub-fuzz", .workers = 1}),
           routes(pool, nullptr),
-          server(ioc, {"127.0.0.1", 0}, limits(), routes.handler(), hub::http::render_error) {
+          server(ioc, {"127.0.0.1", 0}, limits(), routes.handler(), hub::http::render_error, {}, std::nullopt,
+                 1) {  // one thread runs ioc, as in orderhub serve: connections without strands
         server.start();
         thread = std::thread([this] { ioc.run(); });
     }
