@@ -65,23 +65,15 @@ floor_stop() {
   wait "$floor_pid" 2>/dev/null || true
 }
 
-# ticks PID: "user system" CPU seconds of PID (all its threads) so far.
-ticks() {
-  python3 -c 'import os, sys
-f = open(f"/proc/{sys.argv[1]}/stat").read().rsplit(")", 1)[1].split()
-t = os.sysconf("SC_CLK_TCK")
-print(int(f[11]) / t, int(f[12]) / t)' "$1"
-}
-
 # measure NAME ROUND PID URL: one wrk run against URL; appends "round name rate mean_us p99_us user_us sys_us ok" to
 # $work/rows (CPU per answered request).
 measure() {
   local name=$1 r=$2 pid=$3 url=$4 before after result
-  before=$(ticks "$pid")
+  before=$(python3 "$load/procstat.py" times "$pid")
   BENCH_RUN="F$r$name" BENCH_SECONDS=$secs BENCH_BODY=$root/deploy/examples/order-created.json \
     wrk -t "$threads" -c "$conns" -d "$((secs + 2))s" --timeout 10s --latency -s "$load/ingest.lua" "$url" \
     >"$work/wrk.out" 2>&1 || { cat "$work/wrk.out" >&2; exit 1; }
-  after=$(ticks "$pid")
+  after=$(python3 "$load/procstat.py" times "$pid")
   result=$(grep '^RESULT' "$work/wrk.out" || true)
   [ -n "$result" ] || { cat "$work/wrk.out" >&2; exit 1; }
   python3 - "$r" "$name" "$secs" "$before" "$after" "$result" >>"$work/rows" <<'EOF'

@@ -70,7 +70,6 @@ bhttp::response<bhttp::string_body> answer(const bhttp::request<bhttp::string_bo
 /// The answers waiting for the next tick (one I/O thread: no lock).
 struct Ticker {
     std::vector<asio::steady_timer*> waiting;
-    bool paced = false;
 };
 
 asio::awaitable<void> tick(asio::steady_timer& timer, Ticker& ticker, std::chrono::microseconds period) {
@@ -82,7 +81,8 @@ asio::awaitable<void> tick(asio::steady_timer& timer, Ticker& ticker, std::chron
     }
 }
 
-asio::awaitable<void> session(tcp::socket socket, Ticker& ticker) {
+/// `ticker`: null when unpaced (answers written at once).
+asio::awaitable<void> session(tcp::socket socket, Ticker* ticker) {
     beast::flat_buffer buffer;
     asio::steady_timer wait(socket.get_executor(), asio::steady_timer::time_point::max());
     for (;;) {
@@ -92,8 +92,8 @@ asio::awaitable<void> session(tcp::socket socket, Ticker& ticker) {
         auto [rec, n] = co_await bhttp::async_read(socket, buffer, parser, kTuple);
         if (rec) co_return;
         const auto res = answer(parser.get());
-        if (ticker.paced) {
-            ticker.waiting.push_back(&wait);
+        if (ticker) {
+            ticker->waiting.push_back(&wait);
             co_await wait.async_wait(kTuple);
         }
         auto [wec, w] = co_await bhttp::async_write(socket, res, kTuple);
@@ -101,7 +101,7 @@ asio::awaitable<void> session(tcp::socket socket, Ticker& ticker) {
     }
 }
 
-asio::awaitable<void> listen(tcp::acceptor& acceptor, Ticker& ticker) {
+asio::awaitable<void> listen(tcp::acceptor& acceptor, Ticker* ticker) {
     for (;;) {
         auto [ec, socket] = co_await acceptor.async_accept(kTuple);
         if (ec) co_return;
@@ -116,15 +116,15 @@ int main(int argc, char** argv) {
     const std::chrono::microseconds period{argc > 1 ? std::strtoll(argv[1], nullptr, 10) : 0};
     asio::io_context ioc(1);
     Ticker ticker;
-    ticker.paced = period.count() > 0;
+    const bool paced = period.count() > 0;
     asio::steady_timer tick_timer(ioc);
-    if (ticker.paced) asio::co_spawn(ioc, tick(tick_timer, ticker, period), asio::detached);
+    if (paced) asio::co_spawn(ioc, tick(tick_timer, ticker, period), asio::detached);
     tcp::acceptor acceptor(ioc, {asio::ip::make_address("127.0.0.1"), 0});
     std::printf("listening %u\n", static_cast<unsigned>(acceptor.local_endpoint().port()));
     std::fflush(stdout);
     asio::signal_set signals(ioc, SIGINT, SIGTERM);
     signals.async_wait([&ioc](const boost::system::error_code&, int) { ioc.stop(); });
-    asio::co_spawn(ioc, listen(acceptor, ticker), asio::detached);
+    asio::co_spawn(ioc, listen(acceptor, paced ? &ticker : nullptr), asio::detached);
     ioc.run();
     return 0;
 }

@@ -3,6 +3,7 @@
 
   procstat.py cpu PID                 CPU seconds used so far by PID and its descendants, the reaped ones
                                       included (utime+stime+cutime+cstime of /proc/PID/stat)
+  procstat.py times PID               "user system": CPU seconds used so far by PID alone (all its threads), apart
   procstat.py mem PID                 peak RSS of PID alone (VmHWM of /proc/PID/status), in MiB
   procstat.py sample OUT PID...       until SIGTERM, every 0.25 s: the largest sum of VmRSS and of Pss over each
                                       PID's process tree; then writes "rss_mib pss_mib" to OUT
@@ -96,6 +97,9 @@ def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "cpu":
         print(f"{sum(stat_ticks(p) for p in tree(int(sys.argv[2]))) / TICK:.2f}")
+    elif cmd == "times":
+        (user, system), _ = cpu_ticks(int(sys.argv[2]))
+        print(f"{user / TICK:.2f} {system / TICK:.2f}")
     elif cmd == "mem":
         print(f"{status_kib(int(sys.argv[2]), 'VmHWM') / 1024:.1f}")
     elif cmd == "sample":
