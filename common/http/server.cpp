@@ -283,38 +283,19 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                 std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
     }
 
-    /// The handler's answer, or 503 `handler_timeout` when it takes longer than the limit: the handler runs as its
-    /// own coroutine on the connection's strand, so the session can answer without it (its answer is dropped).
-    asio::awaitable<Response> run_handler(Conn& c, Request req, const Request& meta) {
-        struct Outcome {
-            Response response;
-            std::exception_ptr error;
-            bool done = false;
-        };
-        auto outcome = std::make_shared<Outcome>();
-        const std::uint64_t wait = ++c.handlers;
-        asio::co_spawn(c.socket().get_executor(), handler(std::move(req)),
-                       [outcome, conn = c.weak_from_this(), wait](const std::exception_ptr& e, Response r) {
-                           outcome->response = std::move(r);
-                           outcome->error = e;
-                           outcome->done = true;
-                           if (auto self = conn.lock()) self->handler_done(wait);
-                       });
-        // Both run on the strand: the handler completes either before this check or while the session waits.
-        if (!outcome->done) {
-            c.arm(limits.handler_timeout);
-            co_await c.handler_wait.async_wait(kTuple);  // never expires by itself (time_point::max)
-            c.disarm();
-        }
-        if (!outcome->done) {
-            log::warn("handler timed out", {{"request_id", meta.request_id}});
-            Response r = errors(meta.target, 503, "handler_timeout", "the request took too long; retry later");
-            r.headers.emplace_back("Retry-After", "1");
-            r.close = true;
-            co_return r;
-        }
-        if (outcome->error) std::rethrow_exception(outcome->error);
-        co_return std::move(outcome->response);
+    /// The 503 `handler_timeout` of a request whose handler is past its time-out, written while the handler goes on
+    /// (its answer is dropped), and the connection's end. Started by the connection's deadline (Conn::woke): the
+    /// handler runs inside the session's own coroutine, which the deadline cannot resume.
+    template <class C>
+    asio::awaitable<void> answer_handler_timeout(std::shared_ptr<C> c, Request meta,
+                                                 std::chrono::steady_clock::time_point started) {
+        log::warn("handler timed out", {{"request_id", meta.request_id}});
+        Response r = errors(meta.target, 503, "handler_timeout", "the request took too long; retry later");
+        r.headers.emplace_back("Retry-After", "1");
+        r.close = true;
+        co_await write(*c, meta, r, 11, false);
+        log_access(meta, r, started);
+        co_await close(*c, true);
     }
 
     /// Takes one refusal from the connection's budget (Limits::max_refusals, one earned back per refusal_delay);
@@ -418,13 +399,25 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         Request req = meta;
         for (const auto& f : msg) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
         req.body = std::move(msg.body());
+        // The handler runs in this coroutine, under the handler time-out: past it, the connection's deadline answers
+        // 503 without it (answer_handler_timeout) and this session ends once the handler returns. (Run as a
+        // coroutine of its own, raced against a timer, it cost a spawn, its completion posted back and a timer's
+        // wait per request: 3 % of the hub's instructions per stored order, docs/performance.md.)
         Response r;
+        bool failed = false;
+        c->handling = &meta;
+        c->handling_started = started;
+        c->arm(limits.handler_timeout);
         try {
-            r = co_await run_handler(*c, std::move(req), meta);
+            r = co_await handler(std::move(req));
         } catch (const std::exception& e) {
             log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
-            r = errors(meta.target, 500, "internal_error", "internal error");
+            failed = true;
         }
+        c->handling = nullptr;
+        if (c->handler_timed_out) co_return After::closed;  // answered, and closed, without the handler
+        c->disarm();
+        if (failed) r = errors(meta.target, 500, "internal_error", "internal error");
         if (r.stream) {
             co_await stream(c, meta, r);
             log_access(meta, r, started);
@@ -477,6 +470,15 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     template <class C>
     void start_session(std::shared_ptr<C> c) {
         c->step = deadline_step();
+        c->on_handler_timeout = [weak = weak_from_this()](Conn& conn) {
+            auto self = weak.lock();
+            if (!self || conn.handling == nullptr) return;
+            auto typed = std::static_pointer_cast<C>(conn.shared_from_this());
+            asio::co_spawn(conn.socket().get_executor(),
+                           self->answer_handler_timeout(std::move(typed), *conn.handling, conn.handling_started),
+                           [self, failed = log::on_failure("answering a handler's time-out failed")](
+                               const std::exception_ptr& e) { failed(e); });
+        };
         count.fetch_add(1);
         {
             std::lock_guard lock(mutex);

@@ -35,8 +35,7 @@ inline constexpr std::chrono::milliseconds kTlsShutdownTimeout{1000};
 /// One connection's deadline timer and state; the stream lives in the derived type. Every member is touched only
 /// on the connection's strand.
 struct Conn : std::enable_shared_from_this<Conn> {
-    explicit Conn(const tcp::socket::executor_type& ex)
-        : timer(ex), pause(ex), handler_wait(ex, asio::steady_timer::time_point::max()) {}
+    explicit Conn(const tcp::socket::executor_type& ex) : timer(ex), pause(ex) {}
     virtual ~Conn() = default;
     Conn(const Conn&) = delete;
     Conn& operator=(const Conn&) = delete;
@@ -62,23 +61,20 @@ struct Conn : std::enable_shared_from_this<Conn> {
     }
     void disarm() { deadline = Clock::time_point::max(); }
 
-    /// Ends the session's wait for the handler numbered `wait` (run_handler: the handler runs as a coroutine of its
-    /// own, so that the session can answer without it), unless that wait is over: a handler that finishes after
-    /// its time-out never ends a later wait.
-    void handler_done(std::uint64_t wait) {
-        if (wait == handlers) handler_wait.cancel();  // a no-op when nobody waits
-    }
-
     asio::steady_timer timer;  ///< the deadlines' (arm, disarm)
     asio::steady_timer pause;  ///< a refusal past the budget waits here (Limits::refusal_delay)
-    /// The session waits here for its handler; handler_done() or the deadline armed for it ends the wait.
-    asio::steady_timer handler_wait;
     std::chrono::milliseconds step{1000};
     Clock::time_point deadline = Clock::time_point::max();
     Clock::time_point wake_at{};  ///< when `timer` ends its wait, while `waiting`
     bool waiting = false;
     std::uint64_t generation = 0;  ///< of the timer's wait: an earlier wait's completion is ignored
-    std::uint64_t handlers = 0;    ///< handlers started on this connection (handler_done()'s `wait`)
+    /// While the session awaits its handler: the request (its line and ids, in the session's frame). Its deadline
+    /// passing then calls on_handler_timeout, which answers 503 without the handler; the session, once its
+    /// handler returns, finds handler_timed_out and leaves the connection to that answer.
+    const Request* handling = nullptr;
+    Clock::time_point handling_started{};
+    bool handler_timed_out = false;
+    std::function<void(Conn&)> on_handler_timeout;  ///< set once per connection by the server
     bool timed_out = false;
     bool idle = true;
     bool stopping = false;
@@ -112,7 +108,11 @@ private:
         timed_out = true;
         boost::system::error_code ignored;
         socket().cancel(ignored);
-        handler_wait.cancel();  // a session waiting for its handler answers 503 (a no-op in other phases)
+        if (handling != nullptr && on_handler_timeout) {
+            handler_timed_out = true;
+            on_handler_timeout(*this);  // copies what it needs of `handling` before it returns
+            handling = nullptr;
+        }
     }
 };
 

@@ -2,8 +2,10 @@
 // over real loopback sockets.
 #include <array>
 #include <atomic>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -23,6 +25,7 @@ using common::http::ClientOptions;
 using common::http::ClientRequest;
 using common::http::Request;
 using common::http::Response;
+using http_test::eventually;
 using http_test::Loop;
 using http_test::send;
 using http_test::TestServer;
@@ -110,6 +113,49 @@ TEST_CASE("server: a handler past the handler time-out is answered 503 and the s
     REQUIRE(fast.response);
     CHECK(fast.response->status == 200);
     CHECK(fast.response->body == "done /fast");
+}
+
+TEST_CASE("server: a handler that ends after its time-out changes nothing of the 503 already sent", "[http]") {
+    Loop loop;
+    common::http::Limits limits;
+    limits.handler_timeout = std::chrono::milliseconds(200);
+    // /late waits until the test releases it (after its 503), then answers 200: an answer that must never be sent.
+    auto release = std::make_shared<asio::steady_timer>(loop.ioc, std::chrono::hours(1));
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    TestServer srv(
+        loop,
+        [release, finished](Request r) -> asio::awaitable<Response> {
+            if (r.path == "/late") {
+                co_await release->async_wait(asio::as_tuple(asio::use_awaitable));
+                finished->store(true);
+            }
+            Response res;
+            res.content_type = "text/plain";
+            res.body = "done " + r.path;
+            co_return res;
+        },
+        limits);
+    RawConnection conn(srv.server.port());
+    conn.bound_reads(std::chrono::seconds(10));
+    auto res = conn.get("/late");
+    CHECK(res.result_int() == 503);
+    CHECK(boost::json::parse(res.body()).at("code") == "handler_timeout");
+    CHECK_FALSE(res.keep_alive());
+    // The connection ends after the 503, while the handler still runs.
+    std::array<char, 64> more{};
+    boost::system::error_code ec;
+    const std::size_t n = conn.socket.read_some(asio::buffer(more), ec);
+    CHECK(n == 0);
+    CHECK(ec == asio::error::eof);
+    CHECK_FALSE(finished->load());
+    asio::post(loop.ioc, [release] { release->cancel(); });
+    CHECK(eventually([&] { return finished->load(); }));
+    CHECK(eventually([&] { return srv.server.connections() == 0; }));
+    RawConnection next(srv.server.port());
+    next.bound_reads(std::chrono::seconds(10));
+    auto fast = next.get("/fast");
+    CHECK(fast.result_int() == 200);
+    CHECK(fast.body() == "done /fast");
 }
 
 TEST_CASE("server: refusals past a connection's budget wait, the rest of the server does not", "[http]") {
