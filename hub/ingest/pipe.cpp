@@ -1,5 +1,7 @@
 #include "hub/ingest/pipe.hpp"
 
+#include <boost/asio/post.hpp>
+
 #include <libpq-fe.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -106,6 +108,21 @@ Conn open(const std::string& url, std::chrono::milliseconds statement_timeout) {
     // sent as the socket drains, and no wait escapes the answer's deadline.
     if (PQsetnonblocking(c.get(), 1) != 0 || PQenterPipelineMode(c.get()) != 1) throw Unavailable(error_of(c.get()));
     return c;
+}
+
+}  // namespace
+
+namespace {
+
+/// Destroys a statement's entries on the network thread that made them (their submitter's executor), not on the
+/// pipe's: tcmalloc keeps a cache of free memory per thread, and an entry's strings (its inbox row, its columns)
+/// freed here went from this thread's cache to the central lists, from which the network thread then fetched the
+/// memory for the next orders, both sides paying for the transfer (docs/performance.md). One post per statement.
+void free_where_allocated(std::vector<IngestPipe::Entry>&& entries) {
+    if (entries.empty()) return;
+    const boost::asio::any_io_executor executor = entries.front().executor;
+    if (executor == nullptr) return;  // (none: destroyed here)
+    boost::asio::post(executor, [doomed = std::move(entries)] {});
 }
 
 }  // namespace
@@ -463,6 +480,7 @@ void IngestPipe::run() {
                         break;
                     case PGRES_PIPELINE_SYNC:
                         finish(b);
+                        free_where_allocated(std::move(b.entries));
                         inflight.pop_front();
                         break;
                     default:
