@@ -92,12 +92,23 @@ boost::asio::awaitable<Response> Routes::handle_admin(Request req, MetricsEndpoi
     co_return render_error(req.target, 404, "not_found", "no such endpoint");
 }
 
+namespace {
+
+constexpr std::string_view kWebhooks = "/webhooks/";
+
+}  // namespace
+
 boost::asio::awaitable<Response> Routes::handle(Request req) {
-    constexpr std::string_view kWebhooks = "/webhooks/";
-    if (req.path.rfind(kWebhooks, 0) == 0) {
+    if (webhooks_ != nullptr && req.path.starts_with(kWebhooks)) {
         std::string key = req.path.substr(kWebhooks.size());
-        if (webhooks_ != nullptr && !key.empty() && key.find('/') == std::string::npos)
-            co_return co_await webhooks_->handle(std::move(req), std::move(key));
+        if (!key.empty() && key.find('/') == std::string::npos)
+            return webhooks_->handle(std::move(req), std::move(key));
+    }
+    return route(std::move(req));
+}
+
+boost::asio::awaitable<Response> Routes::route(Request req) {
+    if (req.path.starts_with(kWebhooks)) {
         const auto& unknown = ingest::outcome_row(ingest::Kind::unknown_key);
         co_return render_error(req.target, unknown.http_status, unknown.error_code, unknown.message);
     }

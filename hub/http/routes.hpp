@@ -45,7 +45,10 @@ public:
     common::http::Handler admin_handler(MetricsEndpoint& metrics);
 
 private:
+    /// Not a coroutine: a webhook's request goes to the webhook handler's coroutine as it is (a frame and a move of
+    /// the request fewer per order), anything else to route().
     boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
+    boost::asio::awaitable<common::http::Response> route(common::http::Request req);
     boost::asio::awaitable<common::http::Response> handle_admin(common::http::Request req, MetricsEndpoint& metrics);
     common::app::HealthTarget health_;
     common::app::HealthTarget admin_health_;  ///< health_ with details; shares its readiness cache

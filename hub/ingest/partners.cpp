@@ -102,21 +102,34 @@ struct PartnerDirectory::Flight {
     std::optional<Partner> partner;  ///< written before `done` fires
 };
 
-std::optional<std::optional<Partner>> PartnerDirectory::cached(const std::string& hash,
-                                                               std::chrono::steady_clock::time_point now) {
-    if (auto it = known_.find(hash); it != known_.end() && it->second.expires > now)
-        return std::make_optional(it->second.partner);
+std::optional<std::shared_ptr<const Partner>> PartnerDirectory::cached(const std::string& hash,
+                                                                       std::chrono::steady_clock::time_point now) {
+    if (auto it = known_.find(hash); it != known_.end() && it->second.expires > now) return it->second.partner;
     return std::nullopt;
 }
 
+namespace {
+
+/// Keys are 43 URL-safe characters; anything else cannot be one and needs no lookup.
+bool could_be_key(std::string_view key) { return !key.empty() && key.size() <= 128; }
+
+}  // namespace
+
+std::optional<std::shared_ptr<const Partner>> PartnerDirectory::find_now(std::string_view key) {
+    if (!could_be_key(key)) return std::shared_ptr<const Partner>();
+    const std::string hash = webhook_key_hash(key);
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(mutex_);
+    return cached(hash, now);
+}
+
 boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::find(std::string key) {
-    // Keys are 43 URL-safe characters; anything else cannot be one and needs no lookup.
-    if (key.empty() || key.size() > 128) co_return std::nullopt;
+    if (!could_be_key(key)) co_return std::nullopt;
     const std::string hash = webhook_key_hash(key);
     const auto arrival = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(mutex_);
-        if (auto hit = cached(hash, arrival)) co_return *hit;
+        if (auto hit = cached(hash, arrival)) co_return *hit ? std::optional<Partner>(**hit) : std::nullopt;
     }
     if (!co_await in_key_set(hash, arrival)) co_return std::nullopt;
     co_return co_await lookup(hash);
@@ -222,7 +235,10 @@ boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::lookup(const st
     }
     {
         std::lock_guard lock(mutex_);
-        if (!error) known_.insert_or_assign(hash, Known{flight->partner, std::chrono::steady_clock::now() + ttl_});
+        if (!error)
+            known_.insert_or_assign(hash,
+                                    Known{flight->partner ? std::make_shared<const Partner>(*flight->partner) : nullptr,
+                                          std::chrono::steady_clock::now() + ttl_});
         flights_.erase(hash);
     }
     flight->done->fire(error, ex);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,6 +41,9 @@ public:
     /// The enabled partner of `key`, or nullopt for an unknown or disabled key. Throws when the store is
     /// unavailable (common::db::is_unavailable).
     virtual boost::asio::awaitable<std::optional<Partner>> find(std::string key) = 0;
+    /// find()'s answer when it needs no wait (the key was looked up lately): the partner, shared rather than copied,
+    /// or null for a key find() would refuse; nullopt when find() is to be awaited. Every webhook asks this first.
+    virtual std::optional<std::shared_ptr<const Partner>> find_now(std::string_view /*key*/) { return std::nullopt; }
 };
 
 /// How PartnerDirectory bounds what unknown keys cost.
@@ -71,16 +75,18 @@ public:
         : pool_(pool), ttl_(ttl), box_(std::move(box)), limits_(limits) {}
 
     boost::asio::awaitable<std::optional<Partner>> find(std::string key) override;
+    std::optional<std::shared_ptr<const Partner>> find_now(std::string_view key) override;
 
 private:
     struct Signal;
     struct Flight;
     struct Known {
-        std::optional<Partner> partner;  ///< nullopt: the key's partner is disabled or gone
+        std::shared_ptr<const Partner> partner;  ///< null: the key's partner is disabled or gone
         std::chrono::steady_clock::time_point expires;
     };
     /// The cached answer for `hash`, when fresh (under mutex_).
-    std::optional<std::optional<Partner>> cached(const std::string& hash, std::chrono::steady_clock::time_point now);
+    std::optional<std::shared_ptr<const Partner>> cached(const std::string& hash,
+                                                         std::chrono::steady_clock::time_point now);
     /// Whether `hash` belongs to a partner according to a load of the key set begun at or after `arrival`.
     boost::asio::awaitable<bool> in_key_set(const std::string& hash, std::chrono::steady_clock::time_point arrival);
     /// Loads the key set (paced by key_set_interval) and fires `done`; rethrows a failure after firing.

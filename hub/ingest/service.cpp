@@ -96,13 +96,19 @@ std::int64_t IngestService::system_clock_seconds() {
 
 boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) {
     IngestResult result;
-    std::optional<Partner> partner;
-    try {
-        partner = co_await partners_.find(req.key);
-    } catch (const std::exception&) {
-        if (!common::db::is_unavailable(std::current_exception())) throw;
-        result.kind = Kind::unavailable;
-        co_return result;
+    // A key seen lately is answered at once, its partner shared; others wait for the directory.
+    std::shared_ptr<const Partner> partner;
+    if (auto now = partners_.find_now(req.key)) {
+        partner = std::move(*now);
+    } else {
+        try {
+            if (auto found = co_await partners_.find(req.key))
+                partner = std::make_shared<const Partner>(std::move(*found));
+        } catch (const std::exception&) {
+            if (!common::db::is_unavailable(std::current_exception())) throw;
+            result.kind = Kind::unavailable;
+            co_return result;
+        }
     }
     if (!partner) {
         result.kind = Kind::unknown_key;
@@ -121,7 +127,7 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) 
     if (partner->signing) {
         const std::string_view problem = signature_problem(*partner, req, clock_());
         if (!problem.empty()) co_return co_await refuse_signature(partner->id, std::move(req), problem);
-        if (ids_ != nullptr) co_return co_await process_once(std::move(*partner), std::move(req));
+        if (ids_ != nullptr) co_return co_await process_once(std::move(partner), std::move(req));
     }
     co_return co_await process(*partner, std::move(req.body), std::move(req.request_id), std::move(req.headers_json),
                                "");
@@ -152,12 +158,13 @@ boost::asio::awaitable<IngestResult> IngestService::refuse_signature(std::string
     co_return result;
 }
 
-boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner, WebhookRequest req) {
+boost::asio::awaitable<IngestResult> IngestService::process_once(std::shared_ptr<const Partner> partner,
+                                                                 WebhookRequest req) {
     IngestResult result;
-    result.partner_id = partner.id;
+    result.partner_id = partner->id;
     try {
         InboxRecord inbox;
-        inbox.partner_id = partner.id;
+        inbox.partner_id = partner->id;
         inbox.request_id = req.request_id;
         inbox.headers_json = req.headers_json;
         inbox.body = req.body;
@@ -171,7 +178,7 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(Partner partner
         failed(result, e, req.request_id);
         co_return result;
     }
-    result = co_await process(partner, std::move(req.body), req.request_id, std::move(req.headers_json), "");
+    result = co_await process(*partner, std::move(req.body), req.request_id, std::move(req.headers_json), "");
     // A final answer is remembered; after a 503 (or a 500) the platform's retry must run again.
     const unsigned status = result.http_status();
     if (status >= 500 || status == 429) co_return result;

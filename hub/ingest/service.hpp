@@ -87,7 +87,7 @@ private:
     boost::asio::awaitable<IngestResult> refuse_signature(std::string partner_id, WebhookRequest req,
                                                           std::string_view problem);
     /// process() for a request with a valid signature, once per webhook-id.
-    boost::asio::awaitable<IngestResult> process_once(Partner partner, WebhookRequest req);
+    boost::asio::awaitable<IngestResult> process_once(std::shared_ptr<const Partner> partner, WebhookRequest req);
 
     PartnerLookup& partners_;
     OrderSink& store_;

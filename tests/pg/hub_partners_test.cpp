@@ -89,6 +89,40 @@ TEST_CASE("partners: a flood of unknown keys never evicts a real partner", "[par
     CHECK(pool.stats().jobs == before);  // answered from the cache: no database lookup
 }
 
+TEST_CASE("partners: a key looked up lately is answered at once, without a wait or the database", "[partners]") {
+    HubDb h;
+    add_partner(h, "real", "real-partner-key");
+    add_partner(h, "off", "off-partner-key");
+    {
+        pqxx::connection c(h.db.url());
+        pqxx::work tx(c);
+        tx.exec("UPDATE hub.partners SET disabled_at = now() WHERE id = 'off'");
+        tx.commit();
+    }
+    asio::io_context ioc;
+    common::db::Pool pool({.url = h.db.url(), .workers = 1, .on_connect = hub::db::prepare_all});
+    PartnerDirectory dir(pool, std::chrono::hours(1));
+    // Not looked up yet: find() is to be awaited.
+    CHECK_FALSE(dir.find_now("real-partner-key"));
+    CHECK_FALSE(dir.find_now("off-partner-key"));
+    REQUIRE(find(ioc, dir, "real-partner-key"));
+    CHECK_FALSE(find(ioc, dir, "off-partner-key"));
+    const auto before = pool.stats().jobs;
+    const auto real = dir.find_now("real-partner-key");
+    REQUIRE(real);
+    REQUIRE(*real);
+    CHECK((*real)->id == "real");
+    CHECK(dir.find_now("real-partner-key") == real);   // the same partner, shared
+    const auto off = dir.find_now("off-partner-key");  // known: its partner is disabled
+    REQUIRE(off);
+    CHECK_FALSE(*off);
+    const auto empty = dir.find_now("");  // cannot be a key
+    REQUIRE(empty);
+    CHECK_FALSE(*empty);
+    CHECK_FALSE(dir.find_now("never-tried-key"));
+    CHECK(pool.stats().jobs == before);
+}
+
 TEST_CASE("partners: a partner created after its key was tried works on its next request", "[partners]") {
     HubDb h;
     asio::io_context ioc;
