@@ -56,13 +56,14 @@ std::string format_line(Format format, std::string_view time, Level level, std::
 /// A bounded buffer of lines that a thread of its own writes to a file descriptor, so that a reader of that
 /// descriptor that stalls (a log shipper, journald, a terminal on hold) never stalls whoever logs: a line that
 /// does not fit is dropped and counted, never waited for, and the next write starts with a `log lines dropped`
-/// warning that says how many. The thread writes what gathered over a couple of milliseconds in one system call
-/// (at once for a warning or an error). A reader that went away (EPIPE; SIGPIPE is blocked in the thread) makes
-/// every later line count as dropped.
+/// warning that says how many. The thread writes what gathered over ten milliseconds in one system call (at once
+/// for a warning or an error): at 10,000 requests a second a hundred access lines a write, and the thread wakes
+/// about a hundred times a second, not five hundred (its wake-ups were most of its CPU, docs/performance.md). A reader
+/// that went away (EPIPE; SIGPIPE is blocked in the thread) makes every later line count as dropped.
 class LineWriter {
 public:
     static constexpr std::size_t kDefaultCapacity = 8u << 20;  ///< about 30,000 access lines
-    static constexpr std::chrono::milliseconds kDefaultGather{2};
+    static constexpr std::chrono::milliseconds kDefaultGather{10};
 
     LineWriter(int fd, std::size_t capacity_bytes = kDefaultCapacity,
                std::chrono::milliseconds gather = kDefaultGather);
