@@ -371,7 +371,7 @@ void IngestPipe::run() {
             if (!stopping_ && now >= due && !queue_.empty()) {
                 std::size_t bytes = 0;
                 while (!queue_.empty() && take.size() < max_batch_) {
-                    const auto size = queue_.front().job.entry.size() + queue_.front().job.inbox.body.size();
+                    const auto size = queue_.front().job->entry.size() + queue_.front().job->inbox.body.size();
                     if (!take.empty() && bytes + size > detail::kMaxStatementBytes) break;
                     bytes += size;
                     take.push_back(std::move(queue_.front()));
@@ -387,7 +387,7 @@ void IngestPipe::run() {
             b.entries = std::move(take);
             b.answers.resize(b.entries.size());
             std::vector<const detail::Job*> jobs(b.entries.size());
-            for (std::size_t k = 0; k < b.entries.size(); ++k) jobs[k] = &b.entries[k].job;
+            for (std::size_t k = 0; k < b.entries.size(); ++k) jobs[k] = b.entries[k].job.get();
             std::vector<std::string> args;
             try {
                 args = detail::insert_orders_args(jobs);

@@ -12,6 +12,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -33,7 +34,9 @@ class IngestPipe {
 public:
     using Completion = std::function<void(std::exception_ptr, StoreOutcome)>;
     struct Entry {
-        detail::Job job;
+        /// Boxed: an entry is moved from the submitter's coroutine to the queue to its statement, and a job is an
+        /// inbox row of fourteen strings and an entry.
+        std::unique_ptr<detail::Job> job = std::make_unique<detail::Job>();
         Completion complete;                    ///< resumes the submitter on its own executor
         boost::asio::any_io_executor executor;  ///< the submitter's (the batcher's gather timer runs there)
         std::uint64_t seq = 0;                  ///< set by push()

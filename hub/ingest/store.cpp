@@ -409,7 +409,7 @@ struct OrderStore::Impl {
         if (!settings) return;
         always = settings->always;
         pipe = std::make_unique<IngestPipe>(*settings, max_batch, [this](IngestPipe::Entry e) {
-            batcher.submit_then(std::move(e.job), std::move(e.complete), std::move(e.executor));
+            batcher.submit_then(std::move(*e.job), std::move(e.complete), std::move(e.executor));
         });
     }
 
@@ -422,8 +422,9 @@ struct OrderStore::Impl {
         return batcher.busy_with(kPipeFrom);
     }
 
-    boost::asio::awaitable<StoreOutcome> submit(Job job) {
-        if (!through_pipe(job)) return batcher.submit(std::move(job));
+    /// `job` comes boxed and goes to the pipe so, its pointer moved on every step, not its strings.
+    boost::asio::awaitable<StoreOutcome> submit(std::unique_ptr<Job> job) {
+        if (!through_pipe(*job)) return batcher.submit(std::move(*job));
         return common::db::await_completion<StoreOutcome>(
             [p = pipe.get(), job = std::move(job)](auto complete, auto executor) mutable {
                 p->push(IngestPipe::Entry{std::move(job), std::move(complete), std::move(executor)});
@@ -456,13 +457,15 @@ std::optional<PipeStats> OrderStore::pipe_stats() const {
 }
 
 boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, Validated order, InboxRecord inbox) {
-    Job job{std::move(partner_id), std::nullopt, false, std::move(inbox), {}};
+    auto job = std::make_unique<Job>();
+    job->partner_id = std::move(partner_id);
+    job->inbox = std::move(inbox);
     if (std::holds_alternative<OrderCreated>(order.payload)) {
         const Validated created = std::move(order);  // freed here, by this thread, before the wait
-        job.created = true;
-        job.entry = make_entry(job.partner_id, &created, job.inbox);
+        job->created = true;
+        job->entry = make_entry(job->partner_id, &created, job->inbox);
     } else {
-        job.update = std::move(order);
+        job->update = std::move(order);
         if (impl_->pipe && impl_->pipe->pending()) co_await impl_->pipe_answered();
     }
     auto outcome = co_await impl_->submit(std::move(job));
@@ -473,9 +476,11 @@ boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, V
 void OrderStore::on_stored(std::function<void()> stored) { impl_->stored = std::move(stored); }
 
 boost::asio::awaitable<std::string> OrderStore::record(InboxRecord inbox) {
-    Job job{inbox.partner_id, std::nullopt, false, std::move(inbox), {}};
+    auto job = std::make_unique<Job>();
+    job->partner_id = inbox.partner_id;
+    job->inbox = std::move(inbox);
     // insert_orders stores an inbox row alone without an order id; one that names an order goes one by one.
-    if (job.inbox.order_id.empty()) job.entry = make_entry(job.partner_id, nullptr, job.inbox);
+    if (job->inbox.order_id.empty()) job->entry = make_entry(job->partner_id, nullptr, job->inbox);
     auto out = co_await impl_->submit(std::move(job));
     co_return out.inbox_id;
 }

@@ -249,26 +249,26 @@ TEST_CASE("pipe: entries whose arguments cannot be built are handed back, and th
 
     // An entry cut short (make_entry never writes one): nothing is sent for it, it goes to the one-by-one path.
     Entry bad;
-    bad.job.partner_id = "p1";
-    bad.job.created = true;
-    bad.job.entry = std::string("\0\0", 2);
+    bad.job->partner_id = "p1";
+    bad.job->created = true;
+    bad.job->entry = std::string("\0\0", 2);
     bad.complete = [](std::exception_ptr, StoreOutcome) { FAIL("a handed-back entry is answered by its new path"); };
     bad.executor = ioc.get_executor();
     pipe.push(std::move(bad));
     {
         std::unique_lock lock(m);
         REQUIRE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return back.size() == 1; }));
-        CHECK(back[0].job.entry == std::string("\0\0", 2));
+        CHECK(back[0].job->entry == std::string("\0\0", 2));
     }
 
     // The next statement is built and answered as usual.
     const std::string body = order_json("A-1");
     const auto v = validated(body);
     Entry good;
-    good.job.partner_id = "p1";
-    good.job.created = true;
-    good.job.inbox = inbox_for("p1", body);
-    good.job.entry = hub::ingest::detail::make_entry(good.job.partner_id, &v, good.job.inbox);
+    good.job->partner_id = "p1";
+    good.job->created = true;
+    good.job->inbox = inbox_for("p1", body);
+    good.job->entry = hub::ingest::detail::make_entry(good.job->partner_id, &v, good.job->inbox);
     std::promise<StoreOutcome> answered;
     good.complete = [&answered](std::exception_ptr e, StoreOutcome out) {
         if (e)
