@@ -16,6 +16,7 @@
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -397,6 +398,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // The handler's copy takes the headers and the body; the session's (`meta`, for the answer and the access
         // log) keeps the request line and ids only.
         Request req = meta;
+        req.headers.reserve(static_cast<std::size_t>(std::distance(msg.begin(), msg.end())));
         for (const auto& f : msg) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
         req.body = std::move(msg.body());
         // The handler runs in this coroutine, under the handler time-out: past it, the connection's deadline answers
