@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cstdio>
 #include <random>
 
 #include "common/crypto/digest.hpp"
@@ -45,9 +44,13 @@ std::string new_request_id() {
     // A random per-process prefix and a counter: cheap on the hot path, and ids from restarts do not collide.
     static const std::uint32_t kPrefix = std::random_device{}();
     static std::atomic<std::uint32_t> counter{0};
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%08x%08x", kPrefix, counter.fetch_add(1, std::memory_order_relaxed));
-    return buf;
+    // Written digit by digit: snprintf parsed its format for every request without an id of its own (1 % of the
+    // hub's network thread at 64 connections).
+    const std::uint64_t id = (std::uint64_t{kPrefix} << 32) | counter.fetch_add(1, std::memory_order_relaxed);
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out(16, '0');
+    for (std::size_t i = 0; i < out.size(); ++i) out[out.size() - 1 - i] = kDigits[(id >> (4 * i)) & 0xF];
+    return out;
 }
 
 bool valid_request_id(std::string_view id) {

@@ -47,6 +47,19 @@ TEST_CASE("request id: X-Request-Id, else the traceparent's trace-id, else a new
     CHECK(fresh != incoming_request_id(std::nullopt, std::nullopt));
 }
 
+TEST_CASE("request id: a new one is the process's prefix and a counter, 16 lowercase hex digits") {
+    const std::string a = common::http::new_request_id();
+    const std::string b = common::http::new_request_id();
+    REQUIRE(a.size() == 16);
+    REQUIRE(b.size() == 16);
+    const auto hex = [](const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; };
+    CHECK(hex(a));
+    CHECK(hex(b));
+    CHECK(a.substr(0, 8) == b.substr(0, 8));  // the process's prefix
+    // The counter's next value, carried into the prefix's half only past 2^32 ids.
+    CHECK(std::stoull(b.substr(8), nullptr, 16) == (std::stoull(a.substr(8), nullptr, 16) + 1) % (1ULL << 32));
+}
+
 TEST_CASE("request id: the traceparent sent on its behalf keeps one trace with a new span each time") {
     const std::string a = traceparent_for(kTrace);
     const std::string b = traceparent_for(kTrace);
