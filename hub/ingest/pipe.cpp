@@ -110,10 +110,6 @@ Conn open(const std::string& url, std::chrono::milliseconds statement_timeout) {
     return c;
 }
 
-}  // namespace
-
-namespace {
-
 /// Destroys a statement's entries on the network thread that made them (their submitter's executor), not on the
 /// pipe's: tcmalloc keeps a cache of free memory per thread, and an entry's strings (its inbox row, its columns)
 /// freed here went from this thread's cache to the central lists, from which the network thread then fetched the
@@ -121,7 +117,7 @@ namespace {
 void free_where_allocated(std::vector<IngestPipe::Entry>&& entries) {
     if (entries.empty()) return;
     const boost::asio::any_io_executor executor = entries.front().executor;
-    if (executor == nullptr) return;  // (none: destroyed here)
+    if (executor == nullptr) return;  // no submitter to go back to: destroyed here
     boost::asio::post(executor, [doomed = std::move(entries)] {});
 }
 
