@@ -45,7 +45,8 @@ private:
 };
 
 /// The writing end of a streamed response (Server-Sent Events). Its coroutine methods run on the connection's
-/// strand and must be awaited from the stream function only; wake() may be called from any thread.
+/// executor (its strand, or the one network thread) and must be awaited from the stream function only; wake() may
+/// be called from any thread.
 class StreamWriter {
 public:
     virtual ~StreamWriter() = default;

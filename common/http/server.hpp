@@ -57,7 +57,8 @@ using ErrorRenderer =
 /// Called after every response with the request, the response and the latency (logging, metrics).
 using AccessLog = std::function<void(const Request&, const Response&, std::chrono::microseconds)>;
 
-/// An HTTP/1.1 listener: one coroutine per connection on its own strand, a fresh parser with body and header
+/// An HTTP/1.1 listener: one coroutine per connection (on its own strand, unless one thread runs the io_context;
+/// the handler runs inside it, under the handler time-out), a fresh parser with body and header
 /// limits per request, time-outs on every read and write, a bound on connections. Runs on the io_context
 /// given; the handler may run on any of its threads. Not copyable; `stop()` before destroying.
 ///

@@ -33,7 +33,7 @@ using TlsStream = beast::ssl_stream<tcp::socket>;
 inline constexpr std::chrono::milliseconds kTlsShutdownTimeout{1000};
 
 /// One connection's deadline timer and state; the stream lives in the derived type. Every member is touched only
-/// on the connection's strand.
+/// on the connection's executor (its strand, or the one network thread).
 struct Conn : std::enable_shared_from_this<Conn> {
     explicit Conn(const tcp::socket::executor_type& ex) : timer(ex), pause(ex) {}
     virtual ~Conn() = default;
@@ -132,7 +132,7 @@ struct TlsConn final : Conn {
     TlsStream stream;
 };
 
-/// The StreamWriter of one connection. Everything but wake() runs on the connection's strand.
+/// The StreamWriter of one connection. Everything but wake() runs on the connection's executor.
 template <class C>
 struct ConnStream final : StreamWriter, std::enable_shared_from_this<ConnStream<C>> {
     ConnStream(std::shared_ptr<C> c, std::chrono::milliseconds wt)
