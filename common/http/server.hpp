@@ -46,8 +46,11 @@ struct Limits {
 /// reads the same way.
 inline constexpr std::size_t kIdleReadBytes = 4096;
 
-/// Produces handler answers for a request (a Response with `stream` set is written as a stream; message.hpp).
-using Handler = std::function<boost::asio::awaitable<Response>(Request)>;
+/// Produces handler answers for a request (a Response with `stream` set is written as a stream; message.hpp). The
+/// request is the server's, lent until the handler's coroutine completes (the server awaits it at once): a handler
+/// may take its parts (the body) or hand the reference to a coroutine it awaits, without a copy or a move of the
+/// whole request per layer.
+using Handler = std::function<boost::asio::awaitable<Response>(Request&&)>;
 
 /// Renders the server's own refusals (413, 408, 431, 400, 503, 500) in the product's error shape; `target` is
 /// the request target when known.

@@ -79,11 +79,11 @@ Routes::Routes(common::db::Pool& pool, ingest::WebhookHandler* webhooks, dashboa
 }
 
 common::http::Handler Routes::handler() {
-    return [this](Request req) { return handle(std::move(req)); };
+    return [this](Request&& req) { return handle(std::move(req)); };
 }
 
 common::http::Handler Routes::admin_handler(MetricsEndpoint& metrics) {
-    return [this, &metrics](Request req) { return handle_admin(std::move(req), metrics); };
+    return [this, &metrics](Request&& req) { return handle_admin(std::move(req), metrics); };
 }
 
 boost::asio::awaitable<Response> Routes::handle_admin(Request req, MetricsEndpoint& metrics) {
@@ -98,7 +98,7 @@ constexpr std::string_view kWebhooks = "/webhooks/";
 
 }  // namespace
 
-boost::asio::awaitable<Response> Routes::handle(Request req) {
+boost::asio::awaitable<Response> Routes::handle(Request&& req) {
     if (webhooks_ != nullptr && req.path.starts_with(kWebhooks)) {
         std::string key = req.path.substr(kWebhooks.size());
         if (!key.empty() && key.find('/') == std::string::npos)

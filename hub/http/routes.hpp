@@ -47,7 +47,7 @@ public:
 private:
     /// Not a coroutine: a webhook's request goes to the webhook handler's coroutine as it is (a frame and a move of
     /// the request fewer per order), anything else to route().
-    boost::asio::awaitable<common::http::Response> handle(common::http::Request req);
+    boost::asio::awaitable<common::http::Response> handle(common::http::Request&& req);
     boost::asio::awaitable<common::http::Response> route(common::http::Request req);
     boost::asio::awaitable<common::http::Response> handle_admin(common::http::Request req, MetricsEndpoint& metrics);
     common::app::HealthTarget health_;

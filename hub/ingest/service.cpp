@@ -46,8 +46,9 @@ void set_inbox(InboxRecord& inbox, const IngestResult& result) {
     inbox.error_code = result.inbox_error_code();
 }
 
-/// Parses and validates `inbox.body`: the webhook, or nullopt with `result` saying why it was refused.
-std::optional<Validated> check(InboxRecord& inbox, IngestResult& result) {
+/// Parses and validates `inbox.body` into `checked` (empty): the webhook in its `value`, or none with `result` saying
+/// why it was refused.
+void check(InboxRecord& inbox, IngestResult& result, ValidationResult& checked) {
     // The document lives only here (what is kept is copied out of it): its values come from this arena, released
     // with it at once.
     std::array<unsigned char, kDocumentStackBytes> first;
@@ -56,7 +57,7 @@ std::optional<Validated> check(InboxRecord& inbox, IngestResult& result) {
     if (!parsed.value) {
         result.kind = Kind::invalid_json;
         result.message = std::string(result.row().message) + ": " + parsed.error;
-        return std::nullopt;
+        return;
     }
     // Kept whether or not it passes validation: a refused request is found by its order id too.
     auto keys = inbox_keys(*parsed.value);
@@ -64,17 +65,16 @@ std::optional<Validated> check(InboxRecord& inbox, IngestResult& result) {
     inbox.external_id = std::move(keys.external_id);
     inbox.branch_id = std::move(keys.branch_id);
     result.event = inbox.event;
-    auto checked = validate_webhook(*parsed.value);
+    validate_webhook(*parsed.value, checked);
     if (!checked.value) {
         result.kind = refusal_kind(checked.error_code);
         result.errors = std::move(checked.errors);
-        return std::nullopt;
+        return;
     }
     inbox.external_id = checked.value->envelope.event == kEventOrderCreated
                             ? std::get<OrderCreated>(checked.value->payload).external_id
                             : std::get<OrderUpdated>(checked.value->payload).order_id;
     result.external_id = inbox.external_id;
-    return std::move(checked.value);
 }
 
 /// The inbox row of a request that did not come over HTTP (`events replay`, `order create`): what it carried.
@@ -94,7 +94,7 @@ std::int64_t IngestService::system_clock_seconds() {
         .count();
 }
 
-boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) {
+boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest&& req) {
     IngestResult result;
     // A key seen lately is answered at once, its partner shared; others wait for the directory.
     std::shared_ptr<const Partner> partner;
@@ -129,8 +129,9 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest req) 
         if (!problem.empty()) co_return co_await refuse_signature(partner->id, std::move(req), problem);
         if (ids_ != nullptr) co_return co_await process_once(std::move(partner), std::move(req));
     }
-    co_return co_await process(*partner, std::move(req.body), std::move(req.request_id), std::move(req.headers_json),
-                               "");
+    // process()'s work without its frame: the inbox row is built here and lent to ingest().
+    InboxRecord inbox = inbox_of(*partner, std::move(req.request_id), std::move(req.headers_json), std::move(req.body));
+    co_return co_await ingest(partner->id, std::move(inbox), true);
 }
 
 boost::asio::awaitable<IngestResult> IngestService::refuse_signature(std::string partner_id, WebhookRequest req,
@@ -194,14 +195,14 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(std::shared_ptr
     co_return result;
 }
 
-// process() and create() hand their request to ingest() without a coroutine of their own: ingest()'s frame takes
-// its arguments before they return.
+// process() and create() hand their request to a coroutine that owns it (owned()) without a coroutine of their own:
+// its frame takes its arguments before they return, and keeps nothing of `partner`.
 boost::asio::awaitable<IngestResult> IngestService::process(const Partner& partner, std::string body,
                                                             std::string request_id, std::string headers_json,
                                                             std::string replay_of) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.replay_of = std::move(replay_of);
-    return ingest(partner.id, std::move(inbox), true);
+    return owned(partner.id, std::move(inbox), true);
 }
 
 boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partner, std::string body,
@@ -209,23 +210,29 @@ boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partne
                                                            Origin origin) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.origin = std::move(origin);
-    return ingest(partner.id, std::move(inbox), false);
+    return owned(partner.id, std::move(inbox), false);
 }
 
-boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord inbox,
+boost::asio::awaitable<IngestResult> IngestService::owned(std::string partner_id, InboxRecord inbox,
+                                                          bool record_refusals) {
+    co_return co_await ingest(std::move(partner_id), std::move(inbox), record_refusals);
+}
+
+boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord&& inbox,
                                                            bool record_refusals) {
     IngestResult result;
     result.partner_id = partner_id;
     const std::string request_id = inbox.request_id;
-    auto validated = check(inbox, result);
+    ValidationResult checked;  // the order stays here while the store has it (freed by this thread)
+    check(inbox, result, checked);
     try {
-        if (!validated) {
+        if (!checked.value) {
             if (!record_refusals) co_return result;
             set_inbox(inbox, result);
             co_await store_.record(std::move(inbox));
             co_return result;
         }
-        const auto stored = co_await store_.store(std::move(partner_id), std::move(*validated), std::move(inbox));
+        const auto stored = co_await store_.store(std::move(partner_id), std::move(*checked.value), std::move(inbox));
         result.kind = stored.kind;
         result.order_id = stored.order_id;
         result.applied = stored.applied;

@@ -67,7 +67,8 @@ public:
     void guard_replays(WebhookIdLog& ids) { ids_ = &ids; }
 
     /// Finds the partner, applies its rate and signature (and webhook-id), then process().
-    boost::asio::awaitable<IngestResult> receive(WebhookRequest req);
+    /// `req` is lent: it must outlive the returned coroutine, which takes its parts.
+    boost::asio::awaitable<IngestResult> receive(WebhookRequest&& req);
 
     /// Validates and stores one request body of `partner` with today's rules and records it in the inbox (with
     /// `replay_of` for `events replay`). Used by receive() and by the replay command. Not a coroutine itself: it
@@ -82,8 +83,11 @@ public:
                                                 std::string headers_json, Origin origin);
 
 private:
-    /// Validates `inbox.body` and stores it; a refused one is recorded in the inbox when `record_refusals`.
-    boost::asio::awaitable<IngestResult> ingest(std::string partner_id, InboxRecord inbox, bool record_refusals);
+    /// Validates `inbox.body` and stores it; a refused one is recorded in the inbox when `record_refusals`. `inbox`
+    /// is lent (kept by the caller until the coroutine completes): an order's row is moved once, into its job.
+    boost::asio::awaitable<IngestResult> ingest(std::string partner_id, InboxRecord&& inbox, bool record_refusals);
+    /// ingest() of an inbox row this coroutine owns (process() and create() return it, and their row with it).
+    boost::asio::awaitable<IngestResult> owned(std::string partner_id, InboxRecord inbox, bool record_refusals);
     boost::asio::awaitable<IngestResult> refuse_signature(std::string partner_id, WebhookRequest req,
                                                           std::string_view problem);
     /// process() for a request with a valid signature, once per webhook-id.

@@ -456,14 +456,15 @@ std::optional<PipeStats> OrderStore::pipe_stats() const {
     return impl_->pipe->stats();
 }
 
-boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, Validated order, InboxRecord inbox) {
+boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string&& partner_id, Validated&& order,
+                                                       InboxRecord&& inbox) {
     auto job = std::make_unique<Job>();
     job->partner_id = std::move(partner_id);
     job->inbox = std::move(inbox);
     if (std::holds_alternative<OrderCreated>(order.payload)) {
-        const Validated created = std::move(order);  // freed here, by this thread, before the wait
+        // The order travels as its entry; its validated form stays with the caller, freed by this thread.
         job->created = true;
-        job->entry = make_entry(job->partner_id, &created, job->inbox);
+        job->entry = make_entry(job->partner_id, &order, job->inbox);
     } else {
         job->update = std::move(order);
         if (impl_->pipe && impl_->pipe->pending()) co_await impl_->pipe_answered();
@@ -475,7 +476,7 @@ boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string partner_id, V
 
 void OrderStore::on_stored(std::function<void()> stored) { impl_->stored = std::move(stored); }
 
-boost::asio::awaitable<std::string> OrderStore::record(InboxRecord inbox) {
+boost::asio::awaitable<std::string> OrderStore::record(InboxRecord&& inbox) {
     auto job = std::make_unique<Job>();
     job->partner_id = inbox.partner_id;
     job->inbox = std::move(inbox);

@@ -65,11 +65,14 @@ public:
     virtual ~OrderSink() = default;
     /// Stores an order_created (order, items, first status row, forwarding job) or an order_updated (status-log
     /// row, current status) with its inbox row: all or nothing. The inbox row's outcome, status and order id are
-    /// filled in here. Throws when the store is unavailable (common::db::is_unavailable) or on a bug.
-    virtual boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook,
-                                                       InboxRecord inbox) = 0;
-    /// Records a request that was refused before storage (bad JSON, validation); returns the inbox id.
-    virtual boost::asio::awaitable<std::string> record(InboxRecord inbox) = 0;
+    /// filled in here. Throws when the store is unavailable (common::db::is_unavailable) or on a bug. The arguments
+    /// are lent, not copied into the coroutine's frame: the caller awaits the coroutine at once and keeps them until
+    /// it completes; what the store keeps it moves out of them.
+    virtual boost::asio::awaitable<StoreOutcome> store(std::string&& partner_id, Validated&& webhook,
+                                                       InboxRecord&& inbox) = 0;
+    /// Records a request that was refused before storage (bad JSON, validation); returns the inbox id. `inbox` is
+    /// lent as store()'s arguments are.
+    virtual boost::asio::awaitable<std::string> record(InboxRecord&& inbox) = 0;
 };
 
 /// Under load, insert_orders runs on a connection of its own in libpq's pipeline mode (hub/ingest/pipe.hpp): the
@@ -100,8 +103,9 @@ public:
                const std::optional<PipeSettings>& pipe = std::nullopt);
     ~OrderStore() override;
 
-    boost::asio::awaitable<StoreOutcome> store(std::string partner_id, Validated webhook, InboxRecord inbox) override;
-    boost::asio::awaitable<std::string> record(InboxRecord inbox) override;
+    boost::asio::awaitable<StoreOutcome> store(std::string&& partner_id, Validated&& webhook,
+                                               InboxRecord&& inbox) override;
+    boost::asio::awaitable<std::string> record(InboxRecord&& inbox) override;
 
     /// The pipeline's figures (for /metrics: `ready` while it has its connection); nullopt without one.
     std::optional<PipeStats> pipe_stats() const;

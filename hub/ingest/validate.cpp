@@ -152,9 +152,9 @@ void check_schedule(const bj::object& o, const Scope& scope, OrderCreated& order
     order.schedule_date = check_timestamp(*date, scope, "schedule_date", "must be a string or null");
 }
 
-OrderCreated check_order_created(const bj::object& o, Problems& problems) {
+/// Fills `order` (a new one) from payload `o`; every problem goes to `problems`.
+void check_order_created(const bj::object& o, Problems& problems, OrderCreated& order) {
     const Scope scope{problems, "/payload"};
-    OrderCreated order;
     order.external_id = required_text(o, scope, "id", kIdRule).value_or("");
     order.payment_method = required_text(o, scope, "payment_method", kPaymentMethodRule).value_or("");
     order.order_type = required_enum(o, scope, "order_type", kOrderTypes).value_or("");
@@ -172,20 +172,20 @@ OrderCreated check_order_created(const bj::object& o, Problems& problems) {
     const bj::value* items = o.if_contains("items");
     if (items == nullptr) {
         scope.add("items", "is required");
-        return order;
+        return;
     }
     const bj::array* list = items->if_array();
     if (list == nullptr) {
         scope.add("items", "must be an array");
-        return order;
+        return;
     }
     if (list->empty()) {
         scope.add("items", "must contain at least 1 item");
-        return order;
+        return;
     }
     if (list->size() > kMaxItems) {
         scope.add("items", "must contain at most " + std::to_string(kMaxItems) + " items");
-        return order;
+        return;
     }
     order.items.reserve(list->size());
     std::string path;
@@ -193,26 +193,29 @@ OrderCreated check_order_created(const bj::object& o, Problems& problems) {
         path.assign("/payload/items/").append(std::to_string(i));
         order.items.push_back(check_item((*list)[i], Scope{problems, path}));
     }
-    return order;
 }
 
-OrderUpdated check_order_updated(const bj::object& o, Problems& problems) {
+/// Fills `update` (a new one) from payload `o`; every problem goes to `problems`.
+void check_order_updated(const bj::object& o, Problems& problems, OrderUpdated& update) {
     const Scope scope{problems, "/payload"};
-    OrderUpdated update;
     update.order_id = required_text(o, scope, "order_id", kIdRule).value_or("");
     update.status = required_enum(o, scope, "status", kDeliveryStatuses).value_or("");
-    return update;
 }
 
 }  // namespace
 
 ValidationResult validate_webhook(const boost::json::value& body) {
     ValidationResult result;
+    validate_webhook(body, result);
+    return result;
+}
+
+void validate_webhook(const boost::json::value& body, ValidationResult& result) {
     const bj::object* root = body.if_object();
     if (root == nullptr) {
         result.error_code = kErrorNotAnObject;
         result.errors.push_back({"", "must be a JSON object"});
-        return result;
+        return;
     }
 
     Problems problems;
@@ -252,11 +255,12 @@ ValidationResult validate_webhook(const boost::json::value& body) {
         scope.add("payload", "must be an object");
     }
 
-    std::optional<std::variant<OrderCreated, OrderUpdated>> data;
+    // The payload is checked where it is kept (an order is many strings: no moves of it), dropped when refused.
+    Validated& value = result.value.emplace();
     if (payload != nullptr && event == Event::created) {
-        data.emplace(check_order_created(*payload, problems));
+        check_order_created(*payload, problems, value.payload.emplace<OrderCreated>());
     } else if (payload != nullptr && event == Event::updated) {
-        data.emplace(check_order_updated(*payload, problems));
+        check_order_updated(*payload, problems, value.payload.emplace<OrderUpdated>());
     }
 
     if (event == Event::unknown) {
@@ -265,11 +269,11 @@ ValidationResult validate_webhook(const boost::json::value& body) {
         result.error_code = kErrorValidationFailed;
     } else {
         envelope.event_time = *event_time;
-        result.value = Validated{std::move(envelope), std::move(*data)};
-        return result;
+        value.envelope = std::move(envelope);
+        return;
     }
+    result.value.reset();
     result.errors = problems.take();
-    return result;
 }
 
 boost::json::array errors_to_json(const std::vector<FieldError>& errors) {

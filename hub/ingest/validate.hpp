@@ -145,6 +145,9 @@ struct ValidationResult {
 /// first. Thread-safe; `body` is only read.
 ValidationResult validate_webhook(const boost::json::value& body);
 
+/// validate_webhook() into `result`, which must be empty (default-constructed): the order is built where it stays.
+void validate_webhook(const boost::json::value& body, ValidationResult& result);
+
 /// Renders errors as the `details` array of the failure response: [{"path": ..., "message": ...}].
 boost::json::array errors_to_json(const std::vector<FieldError>& errors);
 

@@ -85,7 +85,7 @@ Response render(const IngestResult& result) {
     return kUnknown;
 }
 
-boost::asio::awaitable<Response> WebhookHandler::handle(Request req, std::string key) {
+boost::asio::awaitable<Response> WebhookHandler::handle(Request&& req, std::string key) {
     if (req.method != "POST") {
         IngestResult refused;
         refused.kind = Kind::method_not_allowed;

@@ -32,8 +32,9 @@ public:
     IngestService& service() { return service_; }
 
     /// Answers one webhook request; the answer's `note` says partner, event, outcome and order ids for the
-    /// access log and the metrics.
-    boost::asio::awaitable<common::http::Response> handle(common::http::Request req, std::string key);
+    /// access log and the metrics. `req` is lent (common::http::Handler): it must outlive the returned coroutine,
+    /// which takes its body.
+    boost::asio::awaitable<common::http::Response> handle(common::http::Request&& req, std::string key);
 
 private:
     IngestService service_;

@@ -57,7 +57,7 @@ std::vector<Answer> one_batch(const std::string& url, bool pipe, const std::vect
                         o.inbox_id = co_await s.record(std::move(inbox));
                         a.out = o;
                     } else {
-                        a.out = co_await s.store(r.partner, validated(r.body), std::move(inbox));
+                        a.out = co_await store_owned(s, r.partner, validated(r.body), std::move(inbox));
                     }
                 } catch (const std::exception& e) {
                     a.error = e.what();

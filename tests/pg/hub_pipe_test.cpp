@@ -43,7 +43,7 @@ struct PipeStore {
                 [](hub::ingest::OrderStore& s, std::string partner, std::string body,
                    PipeAnswer& a) -> asio::awaitable<void> {
                     try {
-                        a.out = co_await s.store(partner, validated(body), inbox_for(partner, body));
+                        a.out = co_await store_owned(s, partner, validated(body), inbox_for(partner, body));
                     } catch (const std::exception& e) {
                         a.error = e.what();
                         a.unavailable = common::db::is_unavailable(std::current_exception());

@@ -199,9 +199,9 @@ TEST_CASE("app role: serving connections drop to orderhub_app and can do their w
     asio::co_spawn(
         ioc,
         [](hub::ingest::OrderStore& s, StoreOutcome& o) -> asio::awaitable<void> {
-            o = co_await s.store("p1", validated(order_json("ROLE-1")), inbox_for("p1", "{}"));
-            o = co_await s.store("p1", validated(update_json("ROLE-1", "assigned", "2024-05-01 18:10:00")),
-                                 inbox_for("p1", "{}"));
+            o = co_await store_owned(s, "p1", validated(order_json("ROLE-1")), inbox_for("p1", "{}"));
+            o = co_await store_owned(s, "p1", validated(update_json("ROLE-1", "assigned", "2024-05-01 18:10:00")),
+                                     inbox_for("p1", "{}"));
         }(store, out),
         asio::detached);
     ioc.run();
@@ -225,7 +225,7 @@ TEST_CASE("app role: a login that owns nothing serves, and cannot switch the log
         asio::co_spawn(
             ioc,
             [](hub::ingest::OrderStore& s, StoreOutcome& o) -> asio::awaitable<void> {
-                o = co_await s.store("p1", validated(order_json("LOGIN-1")), inbox_for("p1", "{}"));
+                o = co_await store_owned(s, "p1", validated(order_json("LOGIN-1")), inbox_for("p1", "{}"));
             }(store, out),
             asio::detached);
         ioc.run();

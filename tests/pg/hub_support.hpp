@@ -84,6 +84,13 @@ inline ::hub::ingest::InboxRecord inbox_for(const std::string& partner, const st
     return r;
 }
 
+/// OrderStore::store() of arguments this coroutine owns: store() borrows its own (the caller keeps them until it
+/// completes), and GCC 12 mishandles temporaries that live across a co_await.
+inline asio::awaitable<StoreOutcome> store_owned(::hub::ingest::OrderStore& s, std::string partner,
+                                                 ::hub::ingest::Validated order, ::hub::ingest::InboxRecord inbox) {
+    co_return co_await s.store(std::move(partner), std::move(order), std::move(inbox));
+}
+
 /// Whether `store` has a pipeline and it has its connection.
 inline bool pipe_ready(const ::hub::ingest::OrderStore& store) {
     const auto stats = store.pipe_stats();
@@ -113,7 +120,7 @@ inline std::vector<StoreOutcome> store_all(const std::string& url,
             [](::hub::ingest::OrderStore& s, std::string partner, std::string body, StoreOutcome& slot,
                std::vector<std::string>& errs) -> asio::awaitable<void> {
                 try {
-                    slot = co_await s.store(partner, validated(body), inbox_for(partner, body));
+                    slot = co_await store_owned(s, partner, validated(body), inbox_for(partner, body));
                 } catch (const std::exception& e) {
                     errs.push_back(e.what());
                 }

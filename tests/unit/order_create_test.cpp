@@ -127,12 +127,13 @@ struct NoPartners final : hub::ingest::PartnerLookup {
 /// Keeps what the service hands to storage.
 struct KeptStore final : hub::ingest::OrderSink {
     std::vector<hub::ingest::InboxRecord> stored, recorded;
-    boost::asio::awaitable<hub::ingest::StoreOutcome> store(std::string /*partner*/, hub::ingest::Validated /*order*/,
-                                                            hub::ingest::InboxRecord inbox) override {
+    boost::asio::awaitable<hub::ingest::StoreOutcome> store(std::string&& /*partner*/,
+                                                            hub::ingest::Validated&& /*order*/,
+                                                            hub::ingest::InboxRecord&& inbox) override {
         stored.push_back(std::move(inbox));
         co_return hub::ingest::StoreOutcome{hub::ingest::Kind::created, "o-1", false, "7"};
     }
-    boost::asio::awaitable<std::string> record(hub::ingest::InboxRecord inbox) override {
+    boost::asio::awaitable<std::string> record(hub::ingest::InboxRecord&& inbox) override {
         recorded.push_back(std::move(inbox));
         co_return "8";
     }

@@ -43,13 +43,14 @@ struct FakeStore final : OrderSink {
     StoreOutcome answer{Kind::created, "o-1", false, "7"};
     std::vector<InboxRecord> recorded;
     int stored = 0;
-    asio::awaitable<StoreOutcome> store(std::string /*partner*/, Validated /*webhook*/, InboxRecord inbox) override {
+    asio::awaitable<StoreOutcome> store(std::string&& /*partner*/, Validated&& /*webhook*/,
+                                        InboxRecord&& inbox) override {
         if (down) throw common::db::Unavailable("database down");
         ++stored;
         recorded.push_back(std::move(inbox));
         co_return answer;
     }
-    asio::awaitable<std::string> record(InboxRecord inbox) override {
+    asio::awaitable<std::string> record(InboxRecord&& inbox) override {
         if (down) throw common::db::Unavailable("database down");
         recorded.push_back(std::move(inbox));
         co_return "8";
@@ -188,7 +189,7 @@ TEST_CASE("ingest: a signed request goes on to storage", "[ingest]") {
     req.headers = {{"webhook-id", "msg_1"},
                    {"webhook-timestamp", "1700000000"},
                    {"webhook-signature", sign_webhook(key, "msg_1", "1700000000", req.body)}};
-    const auto r = run(handler.handle(req, "k"));
+    const auto r = run(handler.handle(std::move(req), "k"));
     CHECK(r.status == 200);
     CHECK(body_of(r) == boost::json::parse(R"({"order_id": "o-1", "status": "success"})"));
     CHECK(r.log.get("order_id") == "o-1");
@@ -349,7 +350,7 @@ TEST_CASE("ingest: only POST is allowed", "[ingest]") {
     WebhookHandler handler(partners, store);
     auto req = http_post();
     req.method = "GET";
-    const auto r = run(handler.handle(req, "k"));
+    const auto r = run(handler.handle(std::move(req), "k"));
     CHECK(r.status == 405);
     CHECK(answer_header(r, "Allow") == "POST");
     CHECK(partners.lookups == 0);
