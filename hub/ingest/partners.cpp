@@ -117,10 +117,19 @@ bool could_be_key(std::string_view key) { return !key.empty() && key.size() <= 1
 
 std::optional<std::shared_ptr<const Partner>> PartnerDirectory::find_now(std::string_view key) {
     if (!could_be_key(key)) return std::shared_ptr<const Partner>();
-    const std::string hash = webhook_key_hash(key);
     const auto now = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = key_hashes_.find(key); it != key_hashes_.end()) return cached(it->second, now);
+    }
+    std::string hash = webhook_key_hash(key);
     std::lock_guard lock(mutex_);
-    return cached(hash, now);
+    auto found = cached(hash, now);
+    if (found && *found) {
+        if (key_hashes_.size() >= kRememberedKeys) key_hashes_.clear();
+        key_hashes_.emplace(std::string(key), std::move(hash));
+    }
+    return found;
 }
 
 boost::asio::awaitable<std::optional<Partner>> PartnerDirectory::find(std::string key) {

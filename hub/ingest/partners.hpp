@@ -2,6 +2,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -109,6 +110,19 @@ private:
     std::chrono::steady_clock::time_point last_load_{};               ///< when the last load (if any) began
     std::shared_ptr<Signal> loading_;                                 ///< the load running now, if any
     std::size_t key_set_waiters_ = 0;
+
+    /// Hashes std::string and std::string_view alike (lookups by a request's key without a copy).
+    struct TextHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    /// webhook_key_hash() of the keys find_now() found an enabled partner for, so that a known partner's request
+    /// costs no SHA-256 (1.7 % of the network thread's time per stored order, docs/performance.md). A key's hash
+    /// never changes, so this only saves work: each answer still comes from known_. Only keys of enabled
+    /// partners enter (a flood of unknown keys adds nothing), at most kRememberedKeys, all forgotten when full.
+    /// It holds partners' keys as the partners held here hold their signing secrets: in memory, never logged.
+    std::unordered_map<std::string, std::string, TextHash, std::equal_to<>> key_hashes_;
+    static constexpr std::size_t kRememberedKeys = 4096;
 };
 
 /// A new webhook key: 32 random bytes, URL-safe base64 (256 bits).

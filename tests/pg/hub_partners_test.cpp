@@ -113,6 +113,9 @@ TEST_CASE("partners: a key looked up lately is answered at once, without a wait 
     REQUIRE(*real);
     CHECK((*real)->id == "real");
     CHECK(dir.find_now("real-partner-key") == real);   // the same partner, shared
+    CHECK(dir.find_now("real-partner-key") == real);   // and again, its key's hash remembered
+    CHECK_FALSE(dir.find_now("real-partner-key2"));    // a longer key is another key
+    CHECK_FALSE(dir.find_now("real-partner-ke"));      // and so is a shorter one
     const auto off = dir.find_now("off-partner-key");  // known: its partner is disabled
     REQUIRE(off);
     CHECK_FALSE(*off);
