@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/db/completion.hpp"
 #include "common/db/pool.hpp"
 
 namespace common::db {
@@ -58,25 +59,21 @@ private:
 };
 
 /// An awaitable of `Result` whose work another thread finishes: `start(complete, executor)` runs at once with
-/// `complete(error, result)`, callable once from any thread, which resumes the awaiting coroutine on its own
-/// executor (`executor`). Not a coroutine itself: GCC 12 relocates a lambda written inside a `co_await` expression
-/// bitwise, which breaks one that captures a std::string (common/db/pool.hpp). `start` goes boxed: Asio moves the
-/// initiation several times on its way, a pointer cheaply, a job of many strings (an order's inbox row) not.
+/// `complete`, a Completion<Result>, which resumes the awaiting coroutine on its own executor (`executor`). Not a
+/// coroutine itself: GCC 12 relocates a lambda written inside a `co_await` expression bitwise, which breaks one that
+/// captures a std::string (common/db/pool.hpp). `start` goes boxed: Asio moves the initiation several times on its
+/// way, a pointer cheaply, a job of many strings (an order's inbox row) not.
 template <class Result, class Start>
 boost::asio::awaitable<Result> await_completion(Start&& start) {
     namespace asio = boost::asio;
     return asio::async_initiate<const asio::use_awaitable_t<>, void(std::exception_ptr, Result)>(
         [start = std::make_unique<std::decay_t<Start>>(std::forward<Start>(start))](auto handler) mutable {
             auto work = asio::make_work_guard(asio::get_associated_executor(handler));
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
             asio::any_io_executor executor = work.get_executor();
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            // The work guard goes with the handler: the coroutine's executor has work until it is resumed.
             (*start)(
-                std::function<void(std::exception_ptr, Result)>([h, work](std::exception_ptr ep, Result r) mutable {
-                    auto ex = work.get_executor();
-                    asio::post(ex, [h = std::move(h), w = std::move(work), ep, r = std::move(r)]() mutable {
-                        (*h)(ep, std::move(r));
-                    });
-                }),
+                Completion<Result>([h, work](std::exception_ptr ep, Result r) { (*h)(ep, std::move(r)); }, executor),
                 std::move(executor));
         },
         asio::use_awaitable);
@@ -137,8 +134,7 @@ public:
 
     /// Queues `job` whose completion the caller has already arranged (`complete` resumes its submitter on the
     /// submitter's own executor, `executor`, as submit's does): a job handed over from another way to the database.
-    void submit_then(Job job, std::function<void(std::exception_ptr, Result)> complete,
-                     boost::asio::any_io_executor executor) {
+    void submit_then(Job job, Completion<Result> complete, boost::asio::any_io_executor executor) {
         State::push(state_,
                     Entry{std::move(job), std::move(complete), std::move(executor), std::chrono::steady_clock::now()});
     }
@@ -156,7 +152,7 @@ private:
 
     struct Entry {
         Job job;
-        std::function<void(std::exception_ptr, Result)> complete;
+        Completion<Result> complete;
         boost::asio::any_io_executor executor;          // its submitter's: where a gather's timer runs
         std::chrono::steady_clock::time_point arrived;  // when it was submitted
     };

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -119,6 +120,30 @@ void free_where_allocated(std::vector<IngestPipe::Entry>&& entries) {
     const boost::asio::any_io_executor executor = entries.front().executor;
     if (executor == nullptr) return;  // no submitter to go back to: destroyed here
     boost::asio::post(executor, [doomed = std::move(entries)] {});
+}
+
+/// Answers a committed statement's entries (those with an answer; the rest were given back, moved from) on their
+/// submitters' executor with one post for them all, not one each: the network thread then resumes them one after
+/// another, and frees them (free_where_allocated's reason). Entries of several executors (a server with several
+/// network threads) are each answered on their own, with a post each.
+void answer_where_submitted(std::vector<IngestPipe::Entry>&& entries,
+                            std::vector<std::optional<StoreOutcome>>&& answers) {
+    const auto first = std::find_if(entries.begin(), entries.end(), [](const auto& e) { return bool(e.complete); });
+    if (first == entries.end()) return;  // every one given back
+    const boost::asio::any_io_executor executor = first->complete.executor();
+    const bool one_executor = executor != nullptr && std::all_of(first, entries.end(), [&](const auto& e) {
+                                  return !e.complete || e.complete.executor() == executor;
+                              });
+    if (!one_executor) {
+        for (std::size_t k = 0; k < entries.size(); ++k)
+            if (answers[k]) entries[k].complete(nullptr, std::move(*answers[k]));
+        free_where_allocated(std::move(entries));
+        return;
+    }
+    boost::asio::post(executor, [entries = std::move(entries), answers = std::move(answers)]() mutable {
+        for (std::size_t k = 0; k < entries.size(); ++k)
+            if (answers[k]) entries[k].complete.resume(nullptr, std::move(*answers[k]));
+    });
 }
 
 }  // namespace
@@ -295,13 +320,11 @@ void IngestPipe::run() {
         per_entry = per_entry * 0.75 + 0.25 * took / static_cast<double>(b.entries.size());
         last_answer_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
         busy_since = now;
+        const std::uint64_t last = b.entries.back().seq;
         if (b.error.empty()) {
-            for (std::size_t k = 0; k < b.entries.size(); ++k) {
-                if (b.answers[k])
-                    b.entries[k].complete(nullptr, std::move(*b.answers[k]));
-                else
-                    give_back(std::move(b.entries[k]));  // pending: the one-by-one path answers it
-            }
+            for (std::size_t k = 0; k < b.entries.size(); ++k)
+                if (!b.answers[k]) give_back(std::move(b.entries[k]));  // pending: the one-by-one path answers it
+            answer_where_submitted(std::move(b.entries), std::move(b.answers));
         } else if (common::db::is_unavailable_state(b.state)) {
             const auto error = std::make_exception_ptr(Unavailable("ingest pipeline: " + b.error));
             for (auto& e : b.entries) e.complete(error, {});
@@ -310,7 +333,7 @@ void IngestPipe::run() {
             // entry fails alone.
             for (auto& e : b.entries) give_back(std::move(e));
         }
-        answered_up_to(b.entries.back().seq);
+        answered_up_to(last);
     };
 
     for (;;) {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/db/completion.hpp"
 #include "hub/ingest/store_job.hpp"
 
 namespace hub::ingest {
@@ -32,7 +33,7 @@ namespace hub::ingest {
 /// committed). Thread-safe.
 class IngestPipe {
 public:
-    using Completion = std::function<void(std::exception_ptr, StoreOutcome)>;
+    using Completion = common::db::Completion<StoreOutcome>;
     struct Entry {
         /// Boxed: an entry is moved from the submitter's coroutine to the queue to its statement, and a job is an
         /// inbox row of fourteen strings and an entry.

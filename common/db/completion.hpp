@@ -1,0 +1,53 @@
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <exception>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+namespace common::db {
+
+/// How a coroutine waiting in await_completion is resumed, once: `complete(error, result)` from any thread posts the
+/// resumption to the coroutine's executor; resume(error, result), called on that executor (executor()), resumes it
+/// at once, so that whoever answers many waiters posts once for all of them (hub/ingest/pipe.cpp). Empty when
+/// default-constructed; a plain function given as `resume` (tests) is called as it is.
+template <class Result>
+class Completion {
+public:
+    Completion() = default;
+    template <class F>
+    requires std::is_invocable_v<F&, std::exception_ptr, Result> Completion(
+        F resume, boost::asio::any_io_executor executor = {})  // NOLINT(google-explicit-constructor)
+        : resume_(std::move(resume)), executor_(std::move(executor)) {}
+
+    /// Resumes the coroutine on its executor (a post), or calls `resume` where it has none.
+    void operator()(std::exception_ptr error, Result result) {
+        if (!executor_) {
+            resume_(error, std::move(result));
+            return;
+        }
+        boost::asio::post(executor_, [resume = std::move(resume_), error, r = std::move(result)]() mutable {
+            resume(error, std::move(r));
+        });
+    }
+
+    /// Resumes the coroutine here and now: the caller runs on executor(). The completion is used up (the coroutine's
+    /// executor no longer counts it as work), as by a post.
+    void resume(std::exception_ptr error, Result result) {
+        auto once = std::move(resume_);
+        once(error, std::move(result));
+    }
+
+    /// The waiting coroutine's executor (empty for a plain function).
+    const boost::asio::any_io_executor& executor() const { return executor_; }
+
+    explicit operator bool() const { return static_cast<bool>(resume_); }
+
+private:
+    std::function<void(std::exception_ptr, Result)> resume_;
+    boost::asio::any_io_executor executor_;
+};
+
+}  // namespace common::db

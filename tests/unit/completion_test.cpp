@@ -1,0 +1,79 @@
+// How a coroutine that waits for another thread's work is resumed (common::db::Completion, await_completion): a
+// post per completion from any thread, or many resumed at once from one handler on their executor, as the ingest
+// pipe answers a statement's orders (hub/ingest/pipe.cpp).
+#include <catch2/catch.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "common/db/batcher.hpp"
+
+namespace asio = boost::asio;
+using common::db::Completion;
+
+namespace {
+
+/// Awaits a completion that `start` keeps, and writes what it resumed with (or the error's text) to `out`.
+asio::awaitable<void> wait_one(std::vector<Completion<int>>& kept, std::vector<std::string>& out) {
+    try {
+        const int v = co_await common::db::await_completion<int>(
+            [&kept](Completion<int> complete, const asio::any_io_executor&) { kept.push_back(std::move(complete)); });
+        out.push_back(std::to_string(v));
+    } catch (const std::exception& e) {
+        out.push_back(e.what());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("completion: completed from another thread, the coroutine resumes on its own executor", "[batcher]") {
+    asio::io_context io;
+    std::vector<Completion<int>> kept;
+    std::vector<std::string> out;
+    asio::co_spawn(io, wait_one(kept, out), asio::detached);
+    io.poll();
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0].executor() == asio::any_io_executor(io.get_executor()));
+    std::thread other([&kept] { kept[0](nullptr, 7); });
+    other.join();
+    CHECK(out.empty());  // posted, not run on the other thread
+    io.run();            // the waiter's work kept run() from returning before it
+    CHECK(out == std::vector<std::string>{"7"});
+}
+
+TEST_CASE("completion: waiters resumed together from one handler, in order, each before the handler ends",
+          "[batcher]") {
+    asio::io_context io;
+    std::vector<Completion<int>> kept;
+    std::vector<std::string> out;
+    for (int i = 0; i < 3; ++i) asio::co_spawn(io, wait_one(kept, out), asio::detached);
+    io.poll();
+    REQUIRE(kept.size() == 3);
+    std::vector<std::size_t> seen_by_handler;
+    asio::post(io, [&] {
+        kept[2].resume(nullptr, 3);
+        seen_by_handler.push_back(out.size());
+        kept[0].resume(nullptr, 1);
+        seen_by_handler.push_back(out.size());
+        kept[1].resume(std::make_exception_ptr(std::runtime_error("store down")), 0);
+        seen_by_handler.push_back(out.size());
+    });
+    io.run();
+    CHECK(seen_by_handler == std::vector<std::size_t>{1, 2, 3});
+    CHECK(out == std::vector<std::string>{"3", "1", "store down"});
+}
+
+TEST_CASE("completion: a plain function, without an executor, is called where it is completed", "[batcher]") {
+    int got = 0;
+    Completion<int> c([&got](std::exception_ptr, int v) { got = v; });
+    CHECK(bool(c));
+    CHECK(c.executor() == nullptr);
+    c(nullptr, 4);
+    CHECK(got == 4);
+    CHECK_FALSE(bool(Completion<int>()));
+}
