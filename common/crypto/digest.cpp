@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <array>
 #include <climits>
 #include <stdexcept>
 
@@ -18,20 +19,29 @@ const void* data_or_empty(std::string_view text) {
     return text.data() != nullptr ? static_cast<const void*>(text.data()) : static_cast<const void*>("");
 }
 
+/// SHA-256 of `data` into `out` (kSha256Bytes).
+void sha256_into(std::string_view data, unsigned char* out) {
+    unsigned int length = 0;
+    if (EVP_Digest(data_or_empty(data), data.size(), out, &length, sha256_md(), nullptr) != 1 ||
+        length != kSha256Bytes) {
+        throw std::runtime_error("SHA-256 failed");
+    }
+}
+
 }  // namespace
 
 std::string sha256(std::string_view data) {
     std::string out(kSha256Bytes, '\0');
-    unsigned int length = 0;
-    if (EVP_Digest(data_or_empty(data), data.size(), reinterpret_cast<unsigned char*>(out.data()), &length, sha256_md(),
-                   nullptr) != 1 ||
-        length != kSha256Bytes) {
-        throw std::runtime_error("SHA-256 failed");
-    }
+    sha256_into(data, reinterpret_cast<unsigned char*>(out.data()));
     return out;
 }
 
-std::string sha256_hex(std::string_view data) { return hex_encode(sha256(data)); }
+std::string sha256_hex(std::string_view data) {
+    // The digest on the stack: only the hex text is allocated (an order's payload hash, every order).
+    std::array<unsigned char, kSha256Bytes> digest{};
+    sha256_into(data, digest.data());
+    return hex_encode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
     if (key.size() > static_cast<std::size_t>(INT_MAX)) {
