@@ -71,10 +71,13 @@ boost::asio::awaitable<Result> await_completion(Start&& start) {
             auto work = asio::make_work_guard(asio::get_associated_executor(handler));
             asio::any_io_executor executor = work.get_executor();
             auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            // The work guard goes with the handler: the coroutine's executor has work until it is resumed.
-            (*start)(
-                Completion<Result>([h, work](std::exception_ptr ep, Result r) { (*h)(ep, std::move(r)); }, executor),
-                std::move(executor));
+            // The work guard goes with the handler: the coroutine's executor has work until it is resumed. Named
+            // before the call: built among its arguments, it could get the executor after the other argument took
+            // it (their order is unspecified; GCC's is right to left), and resume the coroutine on the thread that
+            // completed it.
+            Completion<Result> complete([h, work](std::exception_ptr ep, Result r) { (*h)(ep, std::move(r)); },
+                                        executor);
+            (*start)(std::move(complete), std::move(executor));
         },
         asio::use_awaitable);
 }

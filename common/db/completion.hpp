@@ -25,7 +25,7 @@ public:
     /// Resumes the coroutine on its executor (a post), or calls `resume` where it has none.
     void operator()(std::exception_ptr error, Result result) {
         if (!executor_) {
-            resume_(error, std::move(result));
+            resume(error, std::move(result));
             return;
         }
         boost::asio::post(executor_, [resume = std::move(resume_), error, r = std::move(result)]() mutable {

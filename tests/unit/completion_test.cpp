@@ -46,6 +46,37 @@ TEST_CASE("completion: completed from another thread, the coroutine resumes on i
     CHECK(out == std::vector<std::string>{"7"});
 }
 
+TEST_CASE("completion: a start that takes its arguments by value still resumes on the coroutine's thread",
+          "[batcher]") {
+    // As the order store's start does (`auto complete, auto executor`): the completion must keep the executor.
+    asio::io_context io;
+    std::vector<Completion<int>> kept;
+    std::vector<asio::any_io_executor> given;
+    std::thread::id resumed_on;
+    int value = 0;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            value = co_await common::db::await_completion<int>([&](auto complete, auto executor) {
+                kept.push_back(std::move(complete));
+                given.push_back(std::move(executor));
+            });
+            resumed_on = std::this_thread::get_id();
+        },
+        asio::detached);
+    io.poll();
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0].executor() == asio::any_io_executor(io.get_executor()));
+    CHECK(given[0] == asio::any_io_executor(io.get_executor()));
+    std::thread other([&kept] { kept[0](nullptr, 9); });
+    const std::thread::id other_id = other.get_id();
+    other.join();
+    io.run();
+    CHECK(value == 9);
+    CHECK(resumed_on == std::this_thread::get_id());
+    CHECK(resumed_on != other_id);
+}
+
 TEST_CASE("completion: waiters resumed together from one handler, in order, each before the handler ends",
           "[batcher]") {
     asio::io_context io;
