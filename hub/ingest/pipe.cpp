@@ -128,12 +128,14 @@ void free_where_allocated(std::vector<IngestPipe::Entry>&& entries) {
 /// network threads) are each answered on their own, with a post each.
 void answer_where_submitted(std::vector<IngestPipe::Entry>&& entries,
                             std::vector<std::optional<StoreOutcome>>&& answers) {
-    const auto first = std::find_if(entries.begin(), entries.end(), [](const auto& e) { return bool(e.complete); });
-    if (first == entries.end()) return;  // every one given back
-    const boost::asio::any_io_executor executor = first->complete.executor();
-    const bool one_executor = executor != nullptr && std::all_of(first, entries.end(), [&](const auto& e) {
-                                  return !e.complete || e.complete.executor() == executor;
-                              });
+    // Judged by the answers: an entry without one was given back, and what a move left of it is not looked at.
+    std::size_t first = 0;
+    while (first < entries.size() && !answers[first]) ++first;
+    if (first == entries.size()) return;  // every one given back
+    const boost::asio::any_io_executor executor = entries[first].complete.executor();
+    bool one_executor = executor != nullptr;
+    for (std::size_t k = first; one_executor && k < entries.size(); ++k)
+        one_executor = !answers[k] || entries[k].complete.executor() == executor;
     if (!one_executor) {
         for (std::size_t k = 0; k < entries.size(); ++k)
             if (answers[k]) entries[k].complete(nullptr, std::move(*answers[k]));
