@@ -29,6 +29,18 @@ asio::awaitable<void> wait_one(std::vector<Completion<int>>& kept, std::vector<s
     }
 }
 
+/// As the order store's start does (`auto complete, auto executor`): takes the completion and the executor by
+/// value, keeps both, and records the value and the thread it was resumed on. A function, not a lambda: a lambda
+/// coroutine's captures die with the lambda, at the end of the co_spawn statement.
+asio::awaitable<void> wait_by_value(std::vector<Completion<int>>& kept, std::vector<asio::any_io_executor>& given,
+                                    int& value, std::thread::id& resumed_on) {
+    value = co_await common::db::await_completion<int>([&kept, &given](auto complete, auto executor) {
+        kept.push_back(std::move(complete));
+        given.push_back(std::move(executor));
+    });
+    resumed_on = std::this_thread::get_id();
+}
+
 }  // namespace
 
 TEST_CASE("completion: completed from another thread, the coroutine resumes on its own executor", "[batcher]") {
@@ -48,22 +60,12 @@ TEST_CASE("completion: completed from another thread, the coroutine resumes on i
 
 TEST_CASE("completion: a start that takes its arguments by value still resumes on the coroutine's thread",
           "[batcher]") {
-    // As the order store's start does (`auto complete, auto executor`): the completion must keep the executor.
     asio::io_context io;
     std::vector<Completion<int>> kept;
     std::vector<asio::any_io_executor> given;
     std::thread::id resumed_on;
     int value = 0;
-    asio::co_spawn(
-        io,
-        [&]() -> asio::awaitable<void> {
-            value = co_await common::db::await_completion<int>([&](auto complete, auto executor) {
-                kept.push_back(std::move(complete));
-                given.push_back(std::move(executor));
-            });
-            resumed_on = std::this_thread::get_id();
-        },
-        asio::detached);
+    asio::co_spawn(io, wait_by_value(kept, given, value, resumed_on), asio::detached);
     io.poll();
     REQUIRE(kept.size() == 1);
     CHECK(kept[0].executor() == asio::any_io_executor(io.get_executor()));
