@@ -362,7 +362,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // without the composed read's completion posted through the scheduler; the rest is read as it comes.
         beast::error_code ec = parse_buffered(parser, buffer);
         bool timed_out = false;
-        if (!ec && !parser.is_done()) {
+        const bool read_more = !ec && !parser.is_done();
+        if (read_more) {
             c->arm(limits.request_timeout);
             // Beast's read loop gives the parser what the buffer holds before it reads. After need_more the parser
             // is to be given more bytes than last time: Beast 1.81 asserts so while parsing a final chunk, and the
@@ -409,7 +410,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         bool failed = false;
         c->handling = &meta;
         c->handling_started = started;
-        c->arm(limits.handler_timeout);
+        // Parsed from what was buffered, the request took no time since `started`: its clock read serves.
+        c->arm(limits.handler_timeout, read_more ? Conn::Clock::now() : started);
         try {
             r = co_await handler(std::move(req));
         } catch (const std::exception& e) {
