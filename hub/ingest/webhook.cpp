@@ -17,6 +17,9 @@ using common::http::Response;
 constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent",  "webhook-id",     "webhook-timestamp",
                                              "x-request-id", "traceparent", "x-forwarded-for"};
 
+/// A kept header's value is cut to this many bytes (common::text::excerpt).
+constexpr std::size_t kKeptHeaderBytes = 256;
+
 /// The kept headers as a JSON object's text (each name at most once: the list has no repeats).
 std::string kept_headers(const Request& req) {
     std::string out;
@@ -32,7 +35,13 @@ std::string kept_headers(const Request& req) {
     for (auto name : kKeptHeaders)
         // HTTP allows any byte above 0x7F in a header value: Latin-1 in a User-Agent made the inbox row, and with
         // it the order, unstorable (PostgreSQL refused the JSON), so the platform's every retry failed too.
-        if (auto v = req.header(name)) member(name, common::text::excerpt(*v, 256));
+        if (auto v = req.header(name)) {
+            // Most values are short printable ASCII, which the excerpt would copy byte by byte unchanged.
+            if (v->size() <= kKeptHeaderBytes && common::json::Writer::plain(*v))
+                member(name, *v);
+            else
+                member(name, common::text::excerpt(*v, kKeptHeaderBytes));
+        }
     if (!req.remote.empty()) member("remote_addr", req.remote);
     out += separator == '{' ? "{}" : "}";
     return out;
@@ -49,7 +58,8 @@ std::string_view static_event(std::string_view event) {
 
 namespace {
 
-Response render_fresh(const IngestResult& result) {
+/// The answer, its log fields taking the result's strings.
+Response render_fresh(IngestResult& result) {
     const OutcomeRow& row = result.row();
     // A replay's remembered answer is final (no Retry-After): sent as it was.
     Response r;
@@ -61,17 +71,17 @@ Response render_fresh(const IngestResult& result) {
         r = common::http::render(error_of(result), &body);
     }
     if (result.kind == Kind::method_not_allowed) r.headers.emplace_back("Allow", "POST");
-    r.log.set("partner", result.partner_id);
+    r.log.set("partner", std::move(result.partner_id));
     r.log.set("event", std::string(static_event(result.event)));
     r.log.set("outcome", std::string(row.metric));
-    r.log.set("order_id", result.order_id);
-    r.log.set("external_id", result.external_id);
+    r.log.set("order_id", std::move(result.order_id));
+    r.log.set("external_id", std::move(result.external_id));
     return r;
 }
 
 }  // namespace
 
-Response render(const IngestResult& result) {
+Response render(IngestResult result) {
     if (result.kind != Kind::unknown_key) return render_fresh(result);
     // The answer to an unknown key is the same for every request (nothing of the request is in it): rendered once,
     // as a flood of random keys would otherwise have it rendered thousands of times a second.
@@ -89,7 +99,7 @@ boost::asio::awaitable<Response> WebhookHandler::handle(Request&& req, std::stri
     if (req.method != "POST") {
         IngestResult refused;
         refused.kind = Kind::method_not_allowed;
-        co_return render(refused);
+        co_return render(std::move(refused));
     }
     WebhookRequest w;
     w.key = std::move(key);

@@ -42,6 +42,6 @@ private:
 
 /// The HTTP answer of `result`: its status and body (answer_body), Retry-After and Allow where they apply, and
 /// the note for the access log and the metrics.
-common::http::Response render(const IngestResult& result);
+common::http::Response render(IngestResult result);
 
 }  // namespace hub::ingest
