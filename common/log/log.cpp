@@ -30,6 +30,8 @@ constexpr std::size_t kLineArenaBytes = 2048;
 
 // An access line takes about 300 bytes.
 constexpr std::size_t kLineReserve = 512;
+/// A thread's line text keeps at most this much memory between lines.
+constexpr std::size_t kLineKept = 4096;
 std::mutex g_mutex;
 
 const char* level_name(Level l) {
@@ -42,12 +44,13 @@ const char* level_name(Level l) {
     return "info";
 }
 
-// The time of a line: 2026-11-26T14:02:11.123Z. The text up to the second is made once per second and thread
-// (a busy hub writes a line per request).
-std::string now_iso() {
+// The time of a line: 2026-11-26T14:02:11.123Z, into `out` (kTimeBytes). The text up to the second is made once
+// per second and thread (a busy hub writes a line per request).
+constexpr std::size_t kTimeBytes = 64;
+std::string_view now_iso(std::array<char, kTimeBytes>& out) {
     struct Second {
         std::time_t secs = -1;
-        std::array<char, 64> text{};
+        std::array<char, kTimeBytes> text{};
         std::size_t size = 0;
     };
     thread_local Second cached;
@@ -58,17 +61,23 @@ std::string now_iso() {
     if (secs != cached.secs) {
         std::tm tm{};
         gmtime_r(&secs, &tm);
-        const int n = std::snprintf(cached.text.data(), cached.text.size(), "%04d-%02d-%02dT%02d:%02d:%02d.",
+        const int n = std::snprintf(cached.text.data(), cached.text.size() - 4, "%04d-%02d-%02dT%02d:%02d:%02d.",
                                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-        cached.size = n > 0 ? static_cast<std::size_t>(n) : 0;
+        cached.size = n > 0 ? std::min(static_cast<std::size_t>(n), cached.text.size() - 5) : 0;
         cached.secs = secs;
     }
-    std::string out(cached.text.data(), cached.size);
-    out += static_cast<char>('0' + ms / 100);
-    out += static_cast<char>('0' + ms / 10 % 10);
-    out += static_cast<char>('0' + ms % 10);
-    out += 'Z';
-    return out;
+    std::size_t n = cached.size;
+    std::copy_n(cached.text.data(), n, out.data());
+    out[n++] = static_cast<char>('0' + ms / 100);
+    out[n++] = static_cast<char>('0' + ms / 10 % 10);
+    out[n++] = static_cast<char>('0' + ms % 10);
+    out[n++] = 'Z';
+    return {out.data(), n};
+}
+
+std::string now_iso() {
+    std::array<char, kTimeBytes> text;
+    return std::string(now_iso(text));
 }
 
 // The process's LineWriter on stderr while a BackgroundStderr lives.
@@ -261,9 +270,8 @@ bool repeats_a_key(Fields fields, MoreFields more) {
 
 /// The JSON line written piece by piece, in the order of its keys: the text a boost::json::object of the same
 /// fields serializes to, without building the object (the access log writes one per request).
-std::string json_line(std::string_view time, Level level, std::string_view message, Fields fields, MoreFields more) {
-    std::string line;
-    line.reserve(kLineReserve);
+void append_json_line(std::string& line, std::string_view time, Level level, std::string_view message, Fields fields,
+                      MoreFields more) {
     common::json::Writer w(line);
     w.raw("{\"time\":");
     w.text(time);
@@ -291,7 +299,6 @@ std::string json_line(std::string_view time, Level level, std::string_view messa
         w.text(v);
     }
     w.raw("}");
-    return line;
 }
 
 }  // namespace
@@ -299,7 +306,12 @@ std::string json_line(std::string_view time, Level level, std::string_view messa
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
                         MoreFields more) {
     if (format == Format::json) {
-        if (!repeats_a_key(fields, more)) return json_line(time, level, message, fields, more);
+        if (!repeats_a_key(fields, more)) {
+            std::string line;
+            line.reserve(kLineReserve);
+            append_json_line(line, time, level, message, fields, more);
+            return line;
+        }
         // A repeated key keeps its first place and its last value, as a JSON object would.
         std::array<unsigned char, kLineArenaBytes> buffer;
         boost::json::monotonic_resource arena(buffer.data(), buffer.size());
@@ -337,13 +349,26 @@ std::string format_line(Format format, std::string_view time, Level level, std::
 }
 
 void write(Level level, std::string_view message, Fields fields, MoreFields more) {
-    std::string line = format_line(g_format.load(), now_iso(), level, message, fields, more);
-    if (LineWriter* background = g_background.load(); background) {
-        if (background->push(line, level >= Level::warn) != LineWriter::Push::closed) return;
+    std::array<char, kTimeBytes> time;
+    const Format format = g_format.load();
+    // The JSON line (one per request in the access log) is written into this thread's text, kept from line to line.
+    thread_local std::string json;
+    std::string formatted;
+    std::string* line = &formatted;
+    if (format == Format::json && !repeats_a_key(fields, more)) {
+        json.clear();
+        if (json.capacity() > kLineKept) std::string().swap(json);  // one long line does not stay held
+        append_json_line(json, now_iso(time), level, message, fields, more);
+        line = &json;
+    } else {
+        formatted = format_line(format, now_iso(time), level, message, fields, more);
     }
-    line += '\n';
+    if (LineWriter* background = g_background.load(); background) {
+        if (background->push(*line, level >= Level::warn) != LineWriter::Push::closed) return;
+    }
+    *line += '\n';
     std::lock_guard lock(g_mutex);
-    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fwrite(line->data(), 1, line->size(), stderr);
 }
 
 void write(Level level, std::string_view message, Fields fields) { write(level, message, fields, {}); }
