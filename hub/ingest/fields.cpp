@@ -39,8 +39,8 @@ bool is_phone(std::string_view s) {
     return true;
 }
 
-std::optional<std::string> check_text(const boost::json::value& v, const Scope& scope, std::string_view key,
-                                      TextRule rule, std::string_view type_message) {
+std::optional<std::string_view> check_text(const boost::json::value& v, const Scope& scope, std::string_view key,
+                                           TextRule rule, std::string_view type_message) {
     const boost::json::string* s = v.if_string();
     if (s == nullptr) {
         scope.add(key, std::string(type_message));
@@ -59,11 +59,11 @@ std::optional<std::string> check_text(const boost::json::value& v, const Scope& 
         scope.add(key, "must not contain NUL characters");
         return std::nullopt;
     }
-    return std::string(text);
+    return text;
 }
 
-std::optional<std::string> required_text(const boost::json::object& o, const Scope& scope, std::string_view key,
-                                         TextRule rule) {
+std::optional<std::string_view> required_text(const boost::json::object& o, const Scope& scope, std::string_view key,
+                                              TextRule rule) {
     const boost::json::value* v = o.if_contains(key);
     if (v == nullptr) {
         scope.add(key, "is required");
@@ -72,13 +72,13 @@ std::optional<std::string> required_text(const boost::json::object& o, const Sco
     return check_text(*v, scope, key, rule);
 }
 
-void optional_text(const boost::json::object& o, const Scope& scope, std::string_view key, TextRule rule,
-                   std::optional<std::string>& out) {
+std::optional<std::string_view> optional_text(const boost::json::object& o, const Scope& scope, std::string_view key,
+                                              TextRule rule) {
     const boost::json::value* v = o.if_contains(key);
     if (v == nullptr || v->is_null()) {
-        return;
+        return std::nullopt;
     }
-    out = check_text(*v, scope, key, rule, "must be a string or null");
+    return check_text(*v, scope, key, rule, "must be a string or null");
 }
 
 std::optional<std::int64_t> required_quantity(const boost::json::object& o, const Scope& scope, std::string_view key) {

@@ -98,22 +98,24 @@ std::string one_of_message(const std::array<std::string_view, N>& allowed) {
     return message;
 }
 
-/// Checks a present value as text under `rule`; reports and returns nullopt when it does not pass.
-std::optional<std::string> check_text(const bj::value& v, const Scope& scope, std::string_view key, TextRule rule,
-                                      std::string_view type_message = "must be a string");
+/// Checks a present value as text under `rule`; reports and returns nullopt when it does not pass. The text views
+/// the document, for the caller to copy where it stays.
+std::optional<std::string_view> check_text(const bj::value& v, const Scope& scope, std::string_view key, TextRule rule,
+                                           std::string_view type_message = "must be a string");
 
 /// A required text field under `rule`.
-std::optional<std::string> required_text(const bj::object& o, const Scope& scope, std::string_view key, TextRule rule);
+std::optional<std::string_view> required_text(const bj::object& o, const Scope& scope, std::string_view key,
+                                              TextRule rule);
 
-/// Absent or null: `out` stays empty; a string: checked under `rule` (a problem is reported, `out` stays empty).
-void optional_text(const bj::object& o, const Scope& scope, std::string_view key, TextRule rule,
-                   std::optional<std::string>& out);
+/// Absent or null: nullopt; a string: checked under `rule` (a problem is reported, nullopt).
+std::optional<std::string_view> optional_text(const bj::object& o, const Scope& scope, std::string_view key,
+                                              TextRule rule);
 
 /// A required string field of a fixed form: its text when `fits(text)`, else nullopt and a problem (absent, not a
 /// string, or `rule()`, the form in words).
 template <class Fits, class Rule>
-std::optional<std::string> required_form(const bj::object& o, const Scope& scope, std::string_view key, Fits fits,
-                                         Rule rule) {
+std::optional<std::string_view> required_form(const bj::object& o, const Scope& scope, std::string_view key, Fits fits,
+                                              Rule rule) {
     const bj::value* v = o.if_contains(key);
     if (v == nullptr) {
         scope.add(key, "is required");
@@ -129,12 +131,12 @@ std::optional<std::string> required_form(const bj::object& o, const Scope& scope
         scope.add(key, std::string(rule()));
         return std::nullopt;
     }
-    return std::string(text);
+    return text;
 }
 
 template <std::size_t N>
-std::optional<std::string> required_enum(const bj::object& o, const Scope& scope, std::string_view key,
-                                         const std::array<std::string_view, N>& allowed) {
+std::optional<std::string_view> required_enum(const bj::object& o, const Scope& scope, std::string_view key,
+                                              const std::array<std::string_view, N>& allowed) {
     return required_form(
         o, scope, key, [&allowed](std::string_view text) { return is_one_of(text, allowed); },
         [&allowed] { return one_of_message(allowed); });

@@ -34,29 +34,27 @@ OptionalObject optional_object(const bj::object& o, const Scope& parent, std::st
     return {object, std::string(parent.parent) + "/" + std::string(key)};
 }
 
-std::optional<CarData> check_car_data(const bj::object& o, const Scope& parent) {
+void check_car_data(const bj::object& o, const Scope& parent, std::optional<CarData>& out) {
     const OptionalObject field = optional_object(o, parent, "car_data");
-    if (field.object == nullptr) return std::nullopt;
+    if (field.object == nullptr) return;
     const bj::object* car = field.object;
     const Scope scope{parent.problems, field.path};
-    CarData data;
+    CarData& data = out.emplace();
     data.color = required_form(*car, scope, "color", is_color, [] { return kColorRule; }).value_or("");
     data.plate_number = required_text(*car, scope, "plate_number", kCarFieldRule).value_or("");
     data.plate_letters = required_text(*car, scope, "plate_letters", kCarFieldRule).value_or("");
     data.car_brand = required_text(*car, scope, "car_brand", kCarFieldRule).value_or("");
-    return data;
 }
 
-std::optional<Customer> check_customer(const bj::object& o, const Scope& parent) {
+void check_customer(const bj::object& o, const Scope& parent, std::optional<Customer>& out) {
     const OptionalObject field = optional_object(o, parent, "customer");
-    if (field.object == nullptr) return std::nullopt;
+    if (field.object == nullptr) return;
     const bj::object* customer = field.object;
     const Scope scope{parent.problems, field.path};
-    Customer data;
+    Customer& data = out.emplace();
     data.name = required_text(*customer, scope, "name", kNameRule).value_or("");
     data.phone = required_form(*customer, scope, "phone", is_phone, [] { return kPhoneRule; }).value_or("");
-    optional_text(*customer, scope, "address", kAddressRule, data.address);
-    return data;
+    if (const auto address = optional_text(*customer, scope, "address", kAddressRule)) data.address.emplace(*address);
 }
 
 // The POS order carries line totals (product.md section 6): price × quantity per item, and option price × option
@@ -73,55 +71,51 @@ const bj::object* object_in(const bj::value& v, const Scope& scope) {
     return o;
 }
 
-OrderOption check_option(const bj::value& v, const Scope& scope) {
-    OrderOption option;
+/// Fills `option` (a new one) from `v`.
+void check_option(const bj::value& v, const Scope& scope, OrderOption& option) {
     const bj::object* o = object_in(v, scope);
-    if (o == nullptr) return option;
+    if (o == nullptr) return;
     option.id = required_text(*o, scope, "id", kIdRule).value_or("");
     option.price = required_money(*o, scope, "price").value_or(0);
     option.quantity = required_quantity(*o, scope, "quantity").value_or(0);
-    return option;
 }
 
-OrderItem check_item(const bj::value& v, const Scope& scope) {
-    OrderItem item;
+/// Fills `item` (a new one) from `v`.
+void check_item(const bj::value& v, const Scope& scope, OrderItem& item) {
     const bj::object* o = object_in(v, scope);
-    if (o == nullptr) return item;
+    if (o == nullptr) return;
     item.id = required_text(*o, scope, "id", kIdRule).value_or("");
     item.quantity = required_quantity(*o, scope, "quantity").value_or(0);
     item.price = required_money(*o, scope, "price").value_or(0);
     if (line_too_large(item.price, item.quantity))
         scope.add("", "price × quantity must be at most " + std::to_string(kMaxMoneyUnits));
-    std::optional<std::string> note;
-    optional_text(*o, scope, "note", kNoteRule, note);
-    item.note = std::move(note).value_or("");
+    item.note = optional_text(*o, scope, "note", kNoteRule).value_or("");
 
     const bj::value* options = o->if_contains("options");
     if (options == nullptr) {
-        return item;
+        return;
     }
     const bj::array* list = options->if_array();
     if (list == nullptr) {
         scope.add("options", "must be an array");
-        return item;
+        return;
     }
     if (list->size() > kMaxOptionsPerItem) {
         scope.add("options", "must contain at most " + std::to_string(kMaxOptionsPerItem) + " options");
-        return item;
+        return;
     }
     item.options.reserve(list->size());
     std::string path;
     for (std::size_t i = 0; i < list->size(); ++i) {
         path.assign(scope.parent).append("/options/").append(std::to_string(i));
         const Scope option_scope{scope.problems, path};
-        item.options.push_back(check_option((*list)[i], option_scope));
-        const OrderOption& option = item.options.back();
+        OrderOption& option = item.options.emplace_back();
+        check_option((*list)[i], option_scope, option);
         // Times the item's quantity, an option's price × quantity could pass what 64 bits hold.
         if (line_too_large(option.price * option.quantity, item.quantity))
             option_scope.add(
                 "", "price × quantity × the item's quantity must be at most " + std::to_string(kMaxMoneyUnits));
     }
-    return item;
 }
 
 void check_schedule(const bj::object& o, const Scope& scope, OrderCreated& order) {
@@ -158,16 +152,14 @@ void check_order_created(const bj::object& o, Problems& problems, OrderCreated& 
     order.external_id = required_text(o, scope, "id", kIdRule).value_or("");
     order.payment_method = required_text(o, scope, "payment_method", kPaymentMethodRule).value_or("");
     order.order_type = required_enum(o, scope, "order_type", kOrderTypes).value_or("");
-    std::optional<std::string> note;
-    optional_text(o, scope, "note", kNoteRule, note);
-    order.note = std::move(note).value_or("");
+    order.note = optional_text(o, scope, "note", kNoteRule).value_or("");
     order.subtotal = required_money(o, scope, "subtotal").value_or(0);
     order.tax = required_money(o, scope, "tax").value_or(0);
     order.discount = required_money(o, scope, "discount").value_or(0);
     order.total = required_money(o, scope, "total").value_or(0);
     check_schedule(o, scope, order);
-    order.car_data = check_car_data(o, scope);
-    order.customer = check_customer(o, scope);
+    check_car_data(o, scope, order.car_data);
+    check_customer(o, scope, order.customer);
 
     const bj::value* items = o.if_contains("items");
     if (items == nullptr) {
@@ -191,7 +183,7 @@ void check_order_created(const bj::object& o, Problems& problems, OrderCreated& 
     std::string path;
     for (std::size_t i = 0; i < list->size(); ++i) {
         path.assign("/payload/items/").append(std::to_string(i));
-        order.items.push_back(check_item((*list)[i], Scope{problems, path}));
+        check_item((*list)[i], Scope{problems, path}, order.items.emplace_back());
     }
 }
 
