@@ -114,15 +114,19 @@ std::optional<std::string> base64url_decode(std::string_view text) {
     return base64_decode(standard);
 }
 
-std::string hex_encode(std::string_view data) {
+char* hex_encode_to(std::string_view data, char* out) {
     static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out(data.size() * 2, '\0');
-    char* p = out.data();
     for (const char c : data) {
         const auto byte = static_cast<unsigned char>(c);
-        *p++ = kDigits[byte >> 4];
-        *p++ = kDigits[byte & 0x0F];
+        *out++ = kDigits[byte >> 4];
+        *out++ = kDigits[byte & 0x0F];
     }
+    return out;
+}
+
+std::string hex_encode(std::string_view data) {
+    std::string out(data.size() * 2, '\0');
+    hex_encode_to(data, out.data());
     return out;
 }
 

@@ -22,6 +22,8 @@ std::optional<std::string> base64url_decode(std::string_view text);
 
 /// Lowercase hexadecimal, two characters per byte.
 std::string hex_encode(std::string_view data);
+/// hex_encode into `out` (room for twice `data`'s bytes); returns the end of what it wrote.
+char* hex_encode_to(std::string_view data, char* out);
 
 /// Hexadecimal decode (either case); nullopt for an odd length or a non-hex character.
 std::optional<std::string> hex_decode(std::string_view text);

@@ -103,15 +103,17 @@ std::string uuid_v7() {
         bytes[i] = static_cast<unsigned char>(random[i - 6]);
     }
 
-    const std::string hex = hex_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-    std::string out;
-    out.reserve(36);
-    out.append(hex, 0, 8).append(1, '-');
-    out.append(hex, 8, 4).append(1, '-');
-    out.append(hex, 12, 4).append(1, '-');
-    out.append(hex, 16, 4).append(1, '-');
-    out.append(hex, 20, 12);
-    return out;
+    // 8-4-4-4-12 hex digits, written once (an order's id, every order).
+    std::array<char, 36> text{};
+    const auto* raw = reinterpret_cast<const char*>(bytes.data());
+    char* p = text.data();
+    std::size_t from = 0;
+    for (const std::size_t group : {4, 2, 2, 2, 6}) {
+        if (from != 0) *p++ = '-';
+        p = hex_encode_to(std::string_view(raw + from, group), p);
+        from += group;
+    }
+    return std::string(text.data(), text.size());
 }
 
 }  // namespace common::crypto
