@@ -130,10 +130,12 @@ std::size_t write_canonical(DocumentWriter& w, const std::string& text, const En
     w.raw(",\"is_schedule\":");
     w.boolean(o.is_schedule);
     w.raw(",\"schedule_date\":");
-    if (o.schedule_date)
-        w.text(o.schedule_date->to_sql());
-    else
+    if (o.schedule_date) {
+        Timestamp::SqlText sql;
+        w.text(o.schedule_date->to_sql(sql));
+    } else {
         w.null();
+    }
     w.raw(",\"schedule_date_has_offset\":");
     w.boolean(o.schedule_date && o.schedule_date->offset_minutes.has_value());
     w.raw(",\"car_data\":");

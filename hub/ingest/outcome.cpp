@@ -37,11 +37,15 @@ boost::json::object answer_body(const IngestResult& result) {
     return body;
 }
 
+/// Room for a success answer with its order id, written at once.
+constexpr std::size_t kAnswerReserve = 96;
+
 std::string answer_text(const IngestResult& result) {
     const OutcomeRow& r = result.row();
     if (result.kind == Kind::replayed || r.http_status >= 300) return boost::json::serialize(answer_body(result));
     if (!r.answers_order_id) return R"({"status":"success"})";
     std::string out;
+    out.reserve(kAnswerReserve);
     common::json::Writer w(out);
     w.raw(R"({"order_id":)");
     w.text(result.order_id);

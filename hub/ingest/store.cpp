@@ -133,7 +133,8 @@ std::string detail::make_entry(const std::string& partner_id, const Validated* o
         w.text(format_money(o.total));
         w.flag(o.is_schedule);
         if (o.schedule_date) {
-            w.text(o.schedule_date->to_sql());
+            Timestamp::SqlText sql;
+            w.text(o.schedule_date->to_sql(sql));
             w.flag(o.schedule_date->offset_minutes.has_value());
         } else {
             w.nulls(2);
@@ -154,7 +155,8 @@ std::string detail::make_entry(const std::string& partner_id, const Validated* o
             w.nulls(3);
         }
         w.object(forms.lines());  // ln: {"items":[...],"options":[...]}, as the canonical form has them
-        w.text(envelope.event_time.to_sql());
+        Timestamp::SqlText sql;
+        w.text(envelope.event_time.to_sql(sql));
         w.flag(envelope.event_time.offset_minutes.has_value());
     } else {
         w.nulls(kOrderFields);

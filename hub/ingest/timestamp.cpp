@@ -142,8 +142,13 @@ char* put_padded(char* at, long long value, int width) {
 }  // namespace
 
 std::string Timestamp::to_sql() const {
+    SqlText buffer;
+    return std::string(to_sql(buffer));
+}
+
+std::string_view Timestamp::to_sql(SqlText& text) const {
     // Every order formats its event time: digits by to_chars, not a printf format parsed each time.
-    char buffer[96];  // seven fields of at most 11 characters each and the punctuation
+    char* const buffer = text.data();
     char* p = put_padded(buffer, year, 4);
     *p++ = '-';
     p = put_padded(p, month, 2);

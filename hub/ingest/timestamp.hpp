@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ struct Timestamp {
     /// Renders for PostgreSQL: "2024-05-01 12:30:00.123456+03:00", or "2024-05-01 12:30:00.123456" without
     /// an offset (cast to timestamp, then AT TIME ZONE the partner's zone); the fraction is omitted when 0.
     std::string to_sql() const;
+    /// Room for to_sql()'s text: seven fields of at most 11 characters each and the punctuation.
+    using SqlText = std::array<char, 96>;
+    /// to_sql() written into `buffer`, without allocating; the text views `buffer`.
+    std::string_view to_sql(SqlText& buffer) const;
 
     bool operator==(const Timestamp&) const = default;
 };

@@ -19,10 +19,13 @@ constexpr std::string_view kKeptHeaders[] = {"content-type", "user-agent",  "web
 
 /// A kept header's value is cut to this many bytes (common::text::excerpt).
 constexpr std::size_t kKeptHeaderBytes = 256;
+/// A platform's usual kept headers take less than this: one allocation.
+constexpr std::size_t kKeptHeadersReserve = 256;
 
 /// The kept headers as a JSON object's text (each name at most once: the list has no repeats).
 std::string kept_headers(const Request& req) {
     std::string out;
+    out.reserve(kKeptHeadersReserve);
     common::json::Writer w(out);
     char separator = '{';
     auto member = [&](std::string_view name, std::string_view value) {
