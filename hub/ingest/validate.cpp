@@ -5,6 +5,12 @@
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace hub::ingest {
@@ -16,29 +22,53 @@ using namespace fields;  // NOLINT(google-build-using-namespace): the validator 
 constexpr std::string_view kColorRule = "must be # followed by 3 or 6 hex digits";
 constexpr std::string_view kPhoneRule = "must be + followed by 6 to 15 digits";
 
-/// An optional object field: the object and the JSON pointer of its fields; no object when the field is absent or
-/// null, or is not an object (then a problem in `parent`).
-struct OptionalObject {
-    const bj::object* object = nullptr;
-    std::string path;
+/// The JSON pointer of a nested object's fields, `parent` + "/" + `key` (+ "/" + `index`), for the problems found
+/// there: on the stack while short (every pointer of this schema is), so that a body allocates nothing for the
+/// paths that only a problem would name.
+class Pointer {
+public:
+    Pointer(std::string_view parent, std::string_view key, std::optional<std::size_t> index = std::nullopt) {
+        std::array<char, 24> digits{};
+        std::string_view number;
+        if (index) number = {digits.data(), std::to_chars(digits.data(), digits.data() + digits.size(), *index).ptr};
+        const std::size_t size = parent.size() + 1 + key.size() + (index ? 1 + number.size() : 0);
+        if (size > inline_.size()) heap_.resize(size);
+        char* const start = size > inline_.size() ? heap_.data() : inline_.data();
+        char* p = std::copy(parent.begin(), parent.end(), start);
+        *p++ = '/';
+        p = std::copy(key.begin(), key.end(), p);
+        if (index) {
+            *p++ = '/';
+            std::copy(number.begin(), number.end(), p);
+        }
+        view_ = {start, size};
+    }
+    Pointer(const Pointer&) = delete;  // view_ may point into inline_
+    Pointer& operator=(const Pointer&) = delete;
+
+    operator std::string_view() const { return view_; }  // NOLINT(google-explicit-constructor)
+
+private:
+    std::array<char, 64> inline_{};
+    std::string heap_;
+    std::string_view view_;
 };
 
-OptionalObject optional_object(const bj::object& o, const Scope& parent, std::string_view key) {
+/// An optional object field: the object; null when the field is absent or null, or is not an object (then a problem
+/// in `parent`).
+const bj::object* optional_object(const bj::object& o, const Scope& parent, std::string_view key) {
     const bj::value* v = o.if_contains(key);
-    if (v == nullptr || v->is_null()) return {};
+    if (v == nullptr || v->is_null()) return nullptr;
     const bj::object* object = v->if_object();
-    if (object == nullptr) {
-        parent.add(key, "must be an object or null");
-        return {};
-    }
-    return {object, std::string(parent.parent) + "/" + std::string(key)};
+    if (object == nullptr) parent.add(key, "must be an object or null");
+    return object;
 }
 
 void check_car_data(const bj::object& o, const Scope& parent, std::optional<CarData>& out) {
-    const OptionalObject field = optional_object(o, parent, "car_data");
-    if (field.object == nullptr) return;
-    const bj::object* car = field.object;
-    const Scope scope{parent.problems, field.path};
+    const bj::object* car = optional_object(o, parent, "car_data");
+    if (car == nullptr) return;
+    const Pointer path(parent.parent, "car_data");
+    const Scope scope{parent.problems, path};
     CarData& data = out.emplace();
     data.color = required_form(*car, scope, "color", is_color, [] { return kColorRule; }).value_or("");
     data.plate_number = required_text(*car, scope, "plate_number", kCarFieldRule).value_or("");
@@ -47,10 +77,10 @@ void check_car_data(const bj::object& o, const Scope& parent, std::optional<CarD
 }
 
 void check_customer(const bj::object& o, const Scope& parent, std::optional<Customer>& out) {
-    const OptionalObject field = optional_object(o, parent, "customer");
-    if (field.object == nullptr) return;
-    const bj::object* customer = field.object;
-    const Scope scope{parent.problems, field.path};
+    const bj::object* customer = optional_object(o, parent, "customer");
+    if (customer == nullptr) return;
+    const Pointer path(parent.parent, "customer");
+    const Scope scope{parent.problems, path};
     Customer& data = out.emplace();
     data.name = required_text(*customer, scope, "name", kNameRule).value_or("");
     data.phone = required_form(*customer, scope, "phone", is_phone, [] { return kPhoneRule; }).value_or("");
@@ -105,9 +135,8 @@ void check_item(const bj::value& v, const Scope& scope, OrderItem& item) {
         return;
     }
     item.options.reserve(list->size());
-    std::string path;
     for (std::size_t i = 0; i < list->size(); ++i) {
-        path.assign(scope.parent).append("/options/").append(std::to_string(i));
+        const Pointer path(scope.parent, "options", i);
         const Scope option_scope{scope.problems, path};
         OrderOption& option = item.options.emplace_back();
         check_option((*list)[i], option_scope, option);
@@ -180,9 +209,8 @@ void check_order_created(const bj::object& o, Problems& problems, OrderCreated& 
         return;
     }
     order.items.reserve(list->size());
-    std::string path;
     for (std::size_t i = 0; i < list->size(); ++i) {
-        path.assign("/payload/items/").append(std::to_string(i));
+        const Pointer path(scope.parent, "items", i);
         check_item((*list)[i], Scope{problems, path}, order.items.emplace_back());
     }
 }
