@@ -114,11 +114,11 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest&& req
         result.kind = Kind::unknown_key;
         co_return result;
     }
-    result.partner_id = partner->id;
     if (limiting_) {
         const RateLimit limit{partner->rate_per_second.value_or(rate_defaults_.per_second),
                               partner->rate_burst.value_or(rate_defaults_.burst)};
         if (auto wait = limiter_.take(partner->id, limit)) {
+            result.partner_id = partner->id;  // only here: the other answers are ingest()'s or the refusals'
             result.kind = Kind::rate_limited;
             result.retry_after = *wait;
             co_return result;
@@ -232,9 +232,9 @@ boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_i
             co_await store_.record(std::move(inbox));
             co_return result;
         }
-        const auto stored = co_await store_.store(std::move(partner_id), std::move(*checked.value), std::move(inbox));
+        auto stored = co_await store_.store(std::move(partner_id), std::move(*checked.value), std::move(inbox));
         result.kind = stored.kind;
-        result.order_id = stored.order_id;
+        result.order_id = std::move(stored.order_id);
         result.applied = stored.applied;
     } catch (const std::exception& e) {
         failed(result, e, request_id);
