@@ -4,6 +4,7 @@
 #include <boost/json/value.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,24 @@ public:
         serializer_.reset(boost::json::string_view(s.data(), s.size()));
         out_.resize(at + serializer_.read(out_.data() + at, room).size());
         finish();
+    }
+
+    /// Appends `separator` as it is (a comma or a brace), `key` as a JSON string and a colon: a member's key whose
+    /// text is known only at run time (a log line's), in one append while it is short and plain.
+    void key(std::string_view separator, std::string_view key) {
+        if (separator.size() + key.size() + 3 <= kShortMember && plain(key)) {
+            std::array<char, kShortMember> text{};
+            char* p = std::copy(separator.begin(), separator.end(), text.data());
+            *p++ = '"';
+            p = std::copy(key.begin(), key.end(), p);
+            *p++ = '"';
+            *p++ = ':';
+            out_.append(text.data(), static_cast<std::size_t>(p - text.data()));
+            return;
+        }
+        raw(separator);
+        text(key);
+        raw(":");
     }
 
     /// Appends `prefix` as it is (a comma or brace, a quoted key and a colon), then `s` as a JSON string.
@@ -87,6 +106,8 @@ public:
     }
 
 private:
+    static constexpr std::size_t kShortMember = 64;
+
     template <class Integer>
     void integer(Integer n) {
         char digits[24];

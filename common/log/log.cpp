@@ -291,9 +291,7 @@ void append_json_line(std::string& line, std::string_view time, Level level, std
     w.raw(",\"msg\":");
     w.text(message);
     for (const auto& [k, v] : fields) {
-        w.raw(",");
-        w.text(k);
-        w.raw(":");
+        w.key(",", k);
         if (v.is_text)
             w.text(v.text);
         else if (v.json.is_int64())
@@ -304,9 +302,7 @@ void append_json_line(std::string& line, std::string_view time, Level level, std
             w.value(v.json);
     }
     for (const auto& [k, v] : more) {
-        w.raw(",");
-        w.text(k);
-        w.raw(":");
+        w.key(",", k);
         w.text(v);
     }
     w.raw("}");

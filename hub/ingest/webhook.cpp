@@ -29,10 +29,8 @@ std::string kept_headers(const Request& req) {
     common::json::Writer w(out);
     char separator = '{';
     auto member = [&](std::string_view name, std::string_view value) {
-        out += separator;
+        w.key(std::string_view(&separator, 1), name);
         separator = ',';
-        w.text(name);
-        w.raw(":");
         w.text(value);
     };
     for (auto name : kKeptHeaders)

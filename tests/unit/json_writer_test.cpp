@@ -96,3 +96,18 @@ TEST_CASE("json writer: numbers, booleans, null and values as boost::json::seria
                                 true, nullptr, boost::json::parse(R"({"a":[1.5,-0.0,1e300,"x\u0001"]})")};
     CHECK(out == boost::json::serialize(expected));
 }
+
+TEST_CASE("json writer: a member's key, short or long, plain or escaped, as boost::json::serialize writes it",
+          "[json]") {
+    const std::string long_key(100, 'k');
+    for (const std::string& key :
+         {std::string("status"), std::string(""), std::string("a\"b"), std::string("x\\y"), std::string("tab\there"),
+          std::string("caf\xc3\xa9"), long_key, long_key + "\"", std::string(59, 'm'), std::string(60, 'm')}) {
+        for (const std::string_view separator : {",", "{"}) {
+            std::string out;
+            common::json::Writer(out).key(separator, key);
+            CAPTURE(key, separator);
+            CHECK(out == std::string(separator) + boost::json::serialize(boost::json::value(key)) + ":");
+        }
+    }
+}
