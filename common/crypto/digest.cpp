@@ -23,11 +23,12 @@ const void* data_or_empty(std::string_view text) {
 /// SHA-256 of `data` into `out` (kSha256Bytes). The thread's digest context is kept from one digest to the next:
 /// EVP_Digest allocated a context and its provider's state, four allocations, for every order's payload hash.
 void sha256_into(std::string_view data, unsigned char* out) {
-    thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> kContext(EVP_MD_CTX_new(),
+                                                                                        &EVP_MD_CTX_free);
     unsigned int length = 0;
-    if (!ctx || EVP_DigestInit_ex2(ctx.get(), sha256_md(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx.get(), data_or_empty(data), data.size()) != 1 ||
-        EVP_DigestFinal_ex(ctx.get(), out, &length) != 1 || length != kSha256Bytes) {
+    if (!kContext || EVP_DigestInit_ex2(kContext.get(), sha256_md(), nullptr) != 1 ||
+        EVP_DigestUpdate(kContext.get(), data_or_empty(data), data.size()) != 1 ||
+        EVP_DigestFinal_ex(kContext.get(), out, &length) != 1 || length != kSha256Bytes) {
         throw std::runtime_error("SHA-256 failed");
     }
 }

@@ -113,7 +113,7 @@ std::string uuid_v7() {
         p = hex_encode_to(std::string_view(raw + from, group), p);
         from += group;
     }
-    return std::string(text.data(), text.size());
+    return {text.data(), text.size()};
 }
 
 }  // namespace common::crypto
