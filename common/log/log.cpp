@@ -31,8 +31,6 @@ constexpr std::size_t kLineArenaBytes = 2048;
 
 // An access line takes about 300 bytes.
 constexpr std::size_t kLineReserve = 512;
-/// A thread's line text keeps at most this much memory between lines.
-constexpr std::size_t kLineKept = 4096;
 std::mutex g_mutex;
 
 const char* level_name(Level l) {
@@ -357,25 +355,13 @@ std::string format_line(Format format, std::string_view time, Level level, std::
 
 void write(Level level, std::string_view message, Fields fields, MoreFields more) {
     std::array<char, kTimeBytes> time;
-    const Format format = g_format.load();
-    // The JSON line (one per request in the access log) is written into this thread's text, kept from line to line.
-    thread_local std::string json;
-    std::string formatted;
-    std::string* line = &formatted;
-    if (format == Format::json && !repeats_a_key(fields, more)) {
-        json.clear();
-        if (json.capacity() > kLineKept) std::string().swap(json);  // one long line does not stay held
-        append_json_line(json, now_iso(time), level, message, fields, more);
-        line = &json;
-    } else {
-        formatted = format_line(format, now_iso(time), level, message, fields, more);
-    }
+    std::string line = format_line(g_format.load(), now_iso(time), level, message, fields, more);
     if (LineWriter* background = g_background.load(); background) {
-        if (background->push(*line, level >= Level::warn) != LineWriter::Push::closed) return;
+        if (background->push(line, level >= Level::warn) != LineWriter::Push::closed) return;
     }
-    *line += '\n';
+    line += '\n';
     std::lock_guard lock(g_mutex);
-    std::fwrite(line->data(), 1, line->size(), stderr);
+    std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 void write(Level level, std::string_view message, Fields fields) { write(level, message, fields, {}); }
