@@ -279,8 +279,9 @@ bool repeats_a_key(Fields fields, MoreFields more) {
 
 /// The JSON line written piece by piece, in the order of its keys: the text a boost::json::object of the same
 /// fields serializes to, without building the object (the access log writes one per request).
-void append_json_line(std::string& line, std::string_view time, Level level, std::string_view message, Fields fields,
-                      MoreFields more) {
+std::string json_line(std::string_view time, Level level, std::string_view message, Fields fields, MoreFields more) {
+    std::string line;
+    line.reserve(kLineReserve);
     common::json::Writer w(line);
     w.raw("{\"time\":");
     w.text(time);
@@ -304,6 +305,7 @@ void append_json_line(std::string& line, std::string_view time, Level level, std
         w.text(v);
     }
     w.raw("}");
+    return line;
 }
 
 }  // namespace
@@ -311,12 +313,7 @@ void append_json_line(std::string& line, std::string_view time, Level level, std
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
                         MoreFields more) {
     if (format == Format::json) {
-        if (!repeats_a_key(fields, more)) {
-            std::string line;
-            line.reserve(kLineReserve);
-            append_json_line(line, time, level, message, fields, more);
-            return line;
-        }
+        if (!repeats_a_key(fields, more)) return json_line(time, level, message, fields, more);
         // A repeated key keeps its first place and its last value, as a JSON object would.
         std::array<unsigned char, kLineArenaBytes> buffer;
         boost::json::monotonic_resource arena(buffer.data(), buffer.size());
