@@ -62,9 +62,9 @@ std::optional<std::string_view> check_text(const boost::json::value& v, const Sc
     return text;
 }
 
-std::optional<std::string_view> required_text(const boost::json::object& o, const Scope& scope, std::string_view key,
+std::optional<std::string_view> required_text(const Members& o, const Scope& scope, std::string_view key,
                                               TextRule rule) {
-    const boost::json::value* v = o.if_contains(key);
+    const boost::json::value* v = o.find(key);
     if (v == nullptr) {
         scope.add(key, "is required");
         return std::nullopt;
@@ -72,17 +72,17 @@ std::optional<std::string_view> required_text(const boost::json::object& o, cons
     return check_text(*v, scope, key, rule);
 }
 
-std::optional<std::string_view> optional_text(const boost::json::object& o, const Scope& scope, std::string_view key,
+std::optional<std::string_view> optional_text(const Members& o, const Scope& scope, std::string_view key,
                                               TextRule rule) {
-    const boost::json::value* v = o.if_contains(key);
+    const boost::json::value* v = o.find(key);
     if (v == nullptr || v->is_null()) {
         return std::nullopt;
     }
     return check_text(*v, scope, key, rule, "must be a string or null");
 }
 
-std::optional<std::int64_t> required_quantity(const boost::json::object& o, const Scope& scope, std::string_view key) {
-    const boost::json::value* v = o.if_contains(key);
+std::optional<std::int64_t> required_quantity(const Members& o, const Scope& scope, std::string_view key) {
+    const boost::json::value* v = o.find(key);
     if (v == nullptr) {
         scope.add(key, "is required");
         return std::nullopt;
@@ -99,8 +99,8 @@ std::optional<std::int64_t> required_quantity(const boost::json::object& o, cons
     return v->get_int64();
 }
 
-std::optional<Money> required_money(const boost::json::object& o, const Scope& scope, std::string_view key) {
-    const boost::json::value* v = o.if_contains(key);
+std::optional<Money> required_money(const Members& o, const Scope& scope, std::string_view key) {
+    const boost::json::value* v = o.find(key);
     if (v == nullptr) {
         scope.add(key, "is required");
         return std::nullopt;

@@ -56,35 +56,37 @@ private:
 
 /// An optional object field: the object; null when the field is absent or null, or is not an object (then a problem
 /// in `parent`).
-const bj::object* optional_object(const bj::object& o, const Scope& parent, std::string_view key) {
-    const bj::value* v = o.if_contains(key);
+const bj::object* optional_object(const Members& o, const Scope& parent, std::string_view key) {
+    const bj::value* v = o.find(key);
     if (v == nullptr || v->is_null()) return nullptr;
     const bj::object* object = v->if_object();
     if (object == nullptr) parent.add(key, "must be an object or null");
     return object;
 }
 
-void check_car_data(const bj::object& o, const Scope& parent, std::optional<CarData>& out) {
-    const bj::object* car = optional_object(o, parent, "car_data");
-    if (car == nullptr) return;
+void check_car_data(const Members& o, const Scope& parent, std::optional<CarData>& out) {
+    const bj::object* object = optional_object(o, parent, "car_data");
+    if (object == nullptr) return;
+    const Members car(*object);
     const Pointer path(parent.parent, "car_data");
     const Scope scope{parent.problems, path};
     CarData& data = out.emplace();
-    data.color = required_form(*car, scope, "color", is_color, [] { return kColorRule; }).value_or("");
-    data.plate_number = required_text(*car, scope, "plate_number", kCarFieldRule).value_or("");
-    data.plate_letters = required_text(*car, scope, "plate_letters", kCarFieldRule).value_or("");
-    data.car_brand = required_text(*car, scope, "car_brand", kCarFieldRule).value_or("");
+    data.color = required_form(car, scope, "color", is_color, [] { return kColorRule; }).value_or("");
+    data.plate_number = required_text(car, scope, "plate_number", kCarFieldRule).value_or("");
+    data.plate_letters = required_text(car, scope, "plate_letters", kCarFieldRule).value_or("");
+    data.car_brand = required_text(car, scope, "car_brand", kCarFieldRule).value_or("");
 }
 
-void check_customer(const bj::object& o, const Scope& parent, std::optional<Customer>& out) {
-    const bj::object* customer = optional_object(o, parent, "customer");
-    if (customer == nullptr) return;
+void check_customer(const Members& o, const Scope& parent, std::optional<Customer>& out) {
+    const bj::object* object = optional_object(o, parent, "customer");
+    if (object == nullptr) return;
+    const Members customer(*object);
     const Pointer path(parent.parent, "customer");
     const Scope scope{parent.problems, path};
     Customer& data = out.emplace();
-    data.name = required_text(*customer, scope, "name", kNameRule).value_or("");
-    data.phone = required_form(*customer, scope, "phone", is_phone, [] { return kPhoneRule; }).value_or("");
-    if (const auto address = optional_text(*customer, scope, "address", kAddressRule)) data.address.emplace(*address);
+    data.name = required_text(customer, scope, "name", kNameRule).value_or("");
+    data.phone = required_form(customer, scope, "phone", is_phone, [] { return kPhoneRule; }).value_or("");
+    if (const auto address = optional_text(customer, scope, "address", kAddressRule)) data.address.emplace(*address);
 }
 
 // The POS order carries line totals (product.md section 6): price × quantity per item, and option price × option
@@ -103,25 +105,27 @@ const bj::object* object_in(const bj::value& v, const Scope& scope) {
 
 /// Fills `option` (a new one) from `v`.
 void check_option(const bj::value& v, const Scope& scope, OrderOption& option) {
-    const bj::object* o = object_in(v, scope);
-    if (o == nullptr) return;
-    option.id = required_text(*o, scope, "id", kIdRule).value_or("");
-    option.price = required_money(*o, scope, "price").value_or(0);
-    option.quantity = required_quantity(*o, scope, "quantity").value_or(0);
+    const bj::object* object = object_in(v, scope);
+    if (object == nullptr) return;
+    const Members o(*object);
+    option.id = required_text(o, scope, "id", kIdRule).value_or("");
+    option.price = required_money(o, scope, "price").value_or(0);
+    option.quantity = required_quantity(o, scope, "quantity").value_or(0);
 }
 
 /// Fills `item` (a new one) from `v`.
 void check_item(const bj::value& v, const Scope& scope, OrderItem& item) {
-    const bj::object* o = object_in(v, scope);
-    if (o == nullptr) return;
-    item.id = required_text(*o, scope, "id", kIdRule).value_or("");
-    item.quantity = required_quantity(*o, scope, "quantity").value_or(0);
-    item.price = required_money(*o, scope, "price").value_or(0);
+    const bj::object* object = object_in(v, scope);
+    if (object == nullptr) return;
+    const Members o(*object);
+    item.id = required_text(o, scope, "id", kIdRule).value_or("");
+    item.quantity = required_quantity(o, scope, "quantity").value_or(0);
+    item.price = required_money(o, scope, "price").value_or(0);
     if (line_too_large(item.price, item.quantity))
         scope.add("", "price × quantity must be at most " + std::to_string(kMaxMoneyUnits));
-    item.note = optional_text(*o, scope, "note", kNoteRule).value_or("");
+    item.note = optional_text(o, scope, "note", kNoteRule).value_or("");
 
-    const bj::value* options = o->if_contains("options");
+    const bj::value* options = o.find("options");
     if (options == nullptr) {
         return;
     }
@@ -147,9 +151,9 @@ void check_item(const bj::value& v, const Scope& scope, OrderItem& item) {
     }
 }
 
-void check_schedule(const bj::object& o, const Scope& scope, OrderCreated& order) {
+void check_schedule(const Members& o, const Scope& scope, OrderCreated& order) {
     std::optional<bool> scheduled;
-    if (const bj::value* v = o.if_contains("is_schedule"); v == nullptr) {
+    if (const bj::value* v = o.find("is_schedule"); v == nullptr) {
         scope.add("is_schedule", "is required");
     } else if (!v->is_int64() || (v->get_int64() != 0 && v->get_int64() != 1)) {
         scope.add("is_schedule", "must be the integer 0 or 1");  // true, 1.0, "1" and 2 alike
@@ -158,7 +162,7 @@ void check_schedule(const bj::object& o, const Scope& scope, OrderCreated& order
         order.is_schedule = *scheduled;
     }
 
-    const bj::value* date = o.if_contains("schedule_date");
+    const bj::value* date = o.find("schedule_date");
     const bool date_absent = date == nullptr || date->is_null();
     if (scheduled.has_value() && !*scheduled) {
         if (!date_absent) {
@@ -176,7 +180,8 @@ void check_schedule(const bj::object& o, const Scope& scope, OrderCreated& order
 }
 
 /// Fills `order` (a new one) from payload `o`; every problem goes to `problems`.
-void check_order_created(const bj::object& o, Problems& problems, OrderCreated& order) {
+void check_order_created(const bj::object& payload, Problems& problems, OrderCreated& order) {
+    const Members o(payload);
     const Scope scope{problems, "/payload"};
     order.external_id = required_text(o, scope, "id", kIdRule).value_or("");
     order.payment_method = required_text(o, scope, "payment_method", kPaymentMethodRule).value_or("");
@@ -190,7 +195,7 @@ void check_order_created(const bj::object& o, Problems& problems, OrderCreated& 
     check_car_data(o, scope, order.car_data);
     check_customer(o, scope, order.customer);
 
-    const bj::value* items = o.if_contains("items");
+    const bj::value* items = o.find("items");
     if (items == nullptr) {
         scope.add("items", "is required");
         return;
@@ -216,7 +221,8 @@ void check_order_created(const bj::object& o, Problems& problems, OrderCreated& 
 }
 
 /// Fills `update` (a new one) from payload `o`; every problem goes to `problems`.
-void check_order_updated(const bj::object& o, Problems& problems, OrderUpdated& update) {
+void check_order_updated(const bj::object& payload, Problems& problems, OrderUpdated& update) {
+    const Members o(payload);
     const Scope scope{problems, "/payload"};
     update.order_id = required_text(o, scope, "order_id", kIdRule).value_or("");
     update.status = required_enum(o, scope, "status", kDeliveryStatuses).value_or("");
@@ -231,20 +237,21 @@ ValidationResult validate_webhook(const boost::json::value& body) {
 }
 
 void validate_webhook(const boost::json::value& body, ValidationResult& result) {
-    const bj::object* root = body.if_object();
-    if (root == nullptr) {
+    const bj::object* object = body.if_object();
+    if (object == nullptr) {
         result.error_code = kErrorNotAnObject;
         result.errors.push_back({"", "must be a JSON object"});
         return;
     }
 
+    const Members root(*object);
     Problems problems;
     const Scope scope{problems, ""};
     Envelope envelope;
 
     enum class Event { unknown, created, updated };
     Event event = Event::unknown;
-    if (const bj::value* v = root->if_contains("event"); v == nullptr) {
+    if (const bj::value* v = root.find("event"); v == nullptr) {
         scope.add("event", "is required");
     } else if (!v->is_string()) {
         scope.add("event", "must be a string");
@@ -260,14 +267,14 @@ void validate_webhook(const boost::json::value& body, ValidationResult& result) 
     }
 
     std::optional<Timestamp> event_time;
-    if (const bj::value* v = root->if_contains("event_time"); v == nullptr) {
+    if (const bj::value* v = root.find("event_time"); v == nullptr) {
         scope.add("event_time", "is required");
     } else {
         event_time = check_timestamp(*v, scope, "event_time");
     }
-    envelope.branch_id = required_text(*root, scope, "branch_id", kIdRule).value_or("");
+    envelope.branch_id = required_text(root, scope, "branch_id", kIdRule).value_or("");
 
-    const bj::value* payload_value = root->if_contains("payload");
+    const bj::value* payload_value = root.find("payload");
     const bj::object* payload = payload_value == nullptr ? nullptr : payload_value->if_object();
     if (payload_value == nullptr) {
         scope.add("payload", "is required");

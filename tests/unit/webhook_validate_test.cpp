@@ -1,5 +1,7 @@
 #include "hub/ingest/validate.hpp"
 
+#include "hub/ingest/order_document.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
@@ -222,6 +224,61 @@ TEST_CASE("unknown extra fields are ignored", "[validate]") {
     bj::value update = json_of(kUpdated);
     set_at(update, "/payload/driver", json_of(R"({"name": "Ali"})"));
     CHECK(validate_webhook(update).value.has_value());
+}
+
+// Every object of `v` with its members in reverse order, nested ones included.
+bj::value reversed(const bj::value& v) {
+    if (const bj::object* o = v.if_object()) {
+        bj::object out;
+        for (auto it = o->end(); it != o->begin();) {
+            --it;
+            out.emplace(it->key(), reversed(it->value()));
+        }
+        return out;
+    }
+    if (const bj::array* a = v.if_array()) {
+        bj::array out;
+        for (const bj::value& e : *a) out.push_back(reversed(e));
+        return out;
+    }
+    return v;
+}
+
+// The canonical form of a valid order_created (every field the validator read), or the paths of its problems.
+std::string outcome(const ValidationResult& r) {
+    if (!r.value) return r.error_code + " " + bj::serialize(errors_to_json(r.errors));
+    return order_forms(r.value->envelope, std::get<OrderCreated>(r.value->payload)).canonical;
+}
+
+TEST_CASE("members are found in any order, and among many", "[validate]") {
+    // The validator reads each object's members in the interface's order, starting each search after the member
+    // it found last; a body in another order, or with many members besides, must read the same.
+    const bj::value body = json_of(kCreated);
+    const ValidationResult plain = validate_webhook(body);
+    REQUIRE(plain.value);
+    const bj::value backwards = reversed(body);
+    REQUIRE(bj::serialize(backwards) != bj::serialize(body));
+    CHECK(outcome(validate_webhook(backwards)) == outcome(plain));
+
+    // More members than a linear search is used for (the object's own index then), before and after the known ones.
+    bj::value crowded = json_of(kCreated);
+    bj::object& payload = crowded.at("payload").as_object();
+    bj::object many;
+    for (int k = 0; k < 40; ++k) many.emplace("extra_" + std::to_string(k), k);
+    for (const auto& member : payload) many.emplace(member.key(), member.value());
+    for (int k = 40; k < 80; ++k) many.emplace("extra_" + std::to_string(k), k);
+    payload = std::move(many);
+    CHECK(outcome(validate_webhook(crowded)) == outcome(plain));
+    CHECK(outcome(validate_webhook(reversed(crowded))) == outcome(plain));
+
+    // Problems too: the same ones, in the validator's reading order, whatever the body's order.
+    bj::value wrong = json_of(kCreated);
+    set_at(wrong, "/payload/id", std::nullopt);
+    set_at(wrong, "/payload/total", bj::value("12"));
+    set_at(wrong, "/payload/items/0/options/0/quantity", bj::value(0));
+    const std::string refused = outcome(validate_webhook(wrong));
+    CHECK(refused.find("/payload/id") < refused.find("/payload/total"));
+    CHECK(outcome(validate_webhook(reversed(wrong))) == refused);
 }
 
 TEST_CASE("the body must be a JSON object", "[validate]") {
