@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <bit>
+#include <charconv>
+#include <cstdint>
+#include <random>
 #include <string>
 
 namespace {
@@ -186,6 +190,33 @@ TEST_CASE("parse_strict rounds doubles correctly, whatever the spelling", "[json
     CHECK(parse_strict("-1614E186").value == parse_strict("-1.614e189").value);
     CHECK(parse_strict("2.2250738585072011e-308").value->as_double() == 2.2250738585072011e-308);
     CHECK(parse_strict("20.0005").value->as_double() == 20.0005);
+}
+
+TEST_CASE("parse_strict gives the correctly rounded double for short fractions, which skip std::from_chars", "[json]") {
+    // Fractions of at most 15 digits without an exponent keep Boost.JSON's own double (one exact division); the
+    // rest are read again by std::from_chars. Both must give the correctly rounded double of the text.
+    std::mt19937_64 random(20261129);
+    for (int n = 0; n < 200000; ++n) {
+        const int digits = 1 + static_cast<int>(random() % 17);
+        std::string text = random() % 4 == 0 ? "-" : "";
+        std::string mantissa;
+        for (int k = 0; k < digits; ++k) mantissa += static_cast<char>('0' + random() % 10);
+        const std::size_t point = random() % mantissa.size();
+        if (point > 0 && mantissa[0] == '0') mantissa[0] = '1';  // JSON has no leading zeros
+        text += mantissa.substr(0, point + 1) + "." + mantissa.substr(point + 1);
+        if (text.back() == '.') text += '0';
+        double expected = 0;
+        REQUIRE(std::from_chars(text.data(), text.data() + text.size(), expected).ec == std::errc());
+        const auto parsed = parse_strict(text);
+        INFO(text);
+        REQUIRE(parsed.value);
+        REQUIRE(parsed.value->is_double());
+        CHECK(std::bit_cast<std::uint64_t>(parsed.value->get_double()) == std::bit_cast<std::uint64_t>(expected));
+    }
+    CHECK(parse_strict("0.1").value->as_double() == 0.1);
+    CHECK(parse_strict("-6.225").value->as_double() == -6.225);
+    CHECK(parse_strict("[1234567890.12345, 0.000000000000001]").value ==
+          boost::json::value{1234567890.12345, 0.000000000000001});
 }
 
 TEST_CASE("parse_strict refuses trailing data and non-standard syntax", "[json]") {
