@@ -70,13 +70,15 @@ boost::asio::awaitable<Result> await_completion(Start&& start) {
         [start = std::make_unique<std::decay_t<Start>>(std::forward<Start>(start))](auto handler) mutable {
             auto work = asio::make_work_guard(asio::get_associated_executor(handler));
             asio::any_io_executor executor = work.get_executor();
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
             // The work guard goes with the handler: the coroutine's executor has work until it is resumed. Named
             // before the call: built among its arguments, it could get the executor after the other argument took
             // it (their order is unspecified; GCC's is right to left), and resume the coroutine on the thread that
             // completed it.
-            Completion<Result> complete([h, work](std::exception_ptr ep, Result r) { (*h)(ep, std::move(r)); },
-                                        executor);
+            Completion<Result> complete(
+                [h = std::move(handler), work = std::move(work)](std::exception_ptr ep, Result r) mutable {
+                    std::move(h)(ep, std::move(r));
+                },
+                executor);
             (*start)(std::move(complete), std::move(executor));
         },
         asio::use_awaitable);

@@ -437,7 +437,9 @@ struct OrderStore::Impl {
     /// order_created is stored after it, as one group commit at a time stores them.
     boost::asio::awaitable<int> pipe_answered() {
         return common::db::await_completion<int>([p = pipe.get()](auto complete, auto) {
-            p->after_pending([complete]() mutable { complete(nullptr, 0); });
+            // Shared: after_pending keeps a std::function, which copies; it is called once.
+            p->after_pending(
+                [c = std::make_shared<common::db::Completion<int>>(std::move(complete))] { (*c)(nullptr, 0); });
         });
     }
 

@@ -7,6 +7,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -109,4 +110,22 @@ TEST_CASE("completion: a plain function, without an executor, is called where it
     c(nullptr, 4);
     CHECK(got == 4);
     CHECK_FALSE(bool(Completion<int>()));
+}
+
+TEST_CASE("completion: assigning one over another drops the handler held before and keeps the new one's", "[batcher]") {
+    // A counter of the copies alive of what a handler owns: Boost 1.81's any_completion_handler assignment would
+    // keep its source inside a second handler; Completion's own moves it.
+    auto owned = std::make_shared<int>(0);
+    int first = 0;
+    int second = 0;
+    Completion<int> c([&first, owned](std::exception_ptr, int v) { first = v; });
+    CHECK(owned.use_count() == 2);
+    Completion<int> other([&second](std::exception_ptr, int v) { second = v; });
+    c = std::move(other);
+    CHECK(owned.use_count() == 1);  // the first handler is gone with the assignment
+    CHECK_FALSE(bool(other));       // NOLINT(bugprone-use-after-move): moved from, it is empty
+    c(nullptr, 7);
+    CHECK(first == 0);
+    CHECK(second == 7);
+    CHECK_FALSE(bool(c));  // used up
 }
