@@ -66,7 +66,7 @@ using StreamFn = std::function<boost::asio::awaitable<void>(std::shared_ptr<Stre
 struct Response {
     unsigned status = 200;
     std::string body;
-    std::string content_type = "application/json";
+    std::string_view content_type = "application/json";  ///< a static text: a literal or a constant
     std::vector<std::pair<std::string, std::string>> headers;
     bool close = false;  ///< close the connection after this response
     /// An answer to a request for something that does not exist (an unknown webhook key): counted against the

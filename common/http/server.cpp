@@ -399,22 +399,21 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // 503 without it (answer_handler_timeout) and this session ends once the handler returns. (Run as a
         // coroutine of its own, raced against a timer, it cost a spawn, its completion posted back and a timer's
         // wait per request: 3 % of the hub's instructions per stored order, docs/performance.md.)
-        Response r;
-        bool failed = false;
+        std::optional<Response> answer;  // the handler's, built in place (not a default one assigned over)
         c->handling = &meta;
         c->handling_started = started;
         // Parsed from what was buffered, the request took no time since `started`: its clock read serves.
         c->arm(limits.handler_timeout, read_more ? Conn::Clock::now() : started);
         try {
-            r = co_await handler(std::move(req));
+            answer.emplace(co_await handler(std::move(req)));
         } catch (const std::exception& e) {
             log::error("handler failed", {{"request_id", meta.request_id}, {"error", e.what()}});
-            failed = true;
         }
         c->handling = nullptr;
         if (c->handler_timed_out) co_return After::closed;  // answered, and closed, without the handler
         c->disarm();
-        if (failed) r = errors(meta.target, 500, "internal_error", "internal error");
+        if (!answer) answer.emplace(errors(meta.target, 500, "internal_error", "internal error"));
+        Response& r = *answer;
         if (r.stream) {
             co_await stream(c, meta, r);
             log_access(meta, r, started);

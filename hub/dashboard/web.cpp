@@ -21,7 +21,7 @@ std::optional<common::http::Response> web_response(std::string_view path) {
     for (const auto& f : web_files()) {
         if (f.name != name) continue;
         common::http::Response r;
-        r.content_type = std::string(content_type_of(f.name));
+        r.content_type = content_type_of(f.name);
         r.body = std::string(f.content);
         // Only our own files: no inline script or style, no other origin, no framing.
         r.headers.emplace_back("Content-Security-Policy",

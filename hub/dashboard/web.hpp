@@ -17,7 +17,7 @@ struct WebFile {
 /// Every embedded file (generated).
 const std::vector<WebFile>& web_files();
 
-/// The Content-Type of a file name by its extension.
+/// The Content-Type of a file name by its extension (a static text).
 std::string_view content_type_of(std::string_view name);
 
 /// The answer for `path` under /dashboard (`/` is index.html), with a strict Content-Security-Policy; nullopt

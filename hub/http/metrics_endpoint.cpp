@@ -175,7 +175,7 @@ boost::asio::awaitable<common::http::Response> MetricsEndpoint::handle(const com
     co_await refresh();
     common::http::Response r;
     r.status = 200;
-    r.content_type = std::string(common::metrics::kContentType);
+    r.content_type = common::metrics::kContentType;
     r.body = metrics_.registry.expose();
     co_return r;
 }

@@ -50,7 +50,7 @@ common::http::Response PosMetrics::render(const common::http::Request& req) cons
     if (req.method != "GET" && req.method != "HEAD")
         return common::app::method_not_allowed(render_error, req.target, "GET");
     common::http::Response r;
-    r.content_type = std::string(common::metrics::kContentType);
+    r.content_type = common::metrics::kContentType;
     r.body = registry.expose();
     return r;
 }
