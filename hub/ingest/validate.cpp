@@ -96,36 +96,37 @@ constexpr Money kMaxLineTotal = kMaxMoneyUnits * 1000;
 /// True when `amount` × `quantity` passes kMaxLineTotal, computed without overflow (`amount` is below 10^16).
 bool line_too_large(Money amount, std::int64_t quantity) { return quantity > 0 && amount > kMaxLineTotal / quantity; }
 
-/// The object `v` is, or null after noting in `scope` that it must be one.
-const bj::object* object_in(const bj::value& v, const Scope& scope) {
+/// The members of the object `v` is, or none after noting in `scope` that it must be one.
+std::optional<Members> members_of(const bj::value& v, const Scope& scope) {
     const bj::object* o = v.if_object();
-    if (o == nullptr) scope.add("", "must be an object");
-    return o;
+    if (o == nullptr) {
+        scope.add("", "must be an object");
+        return std::nullopt;
+    }
+    return Members(*o);
 }
 
 /// Fills `option` (a new one) from `v`.
 void check_option(const bj::value& v, const Scope& scope, OrderOption& option) {
-    const bj::object* object = object_in(v, scope);
-    if (object == nullptr) return;
-    const Members o(*object);
-    option.id = required_text(o, scope, "id", kIdRule).value_or("");
-    option.price = required_money(o, scope, "price").value_or(0);
-    option.quantity = required_quantity(o, scope, "quantity").value_or(0);
+    const auto o = members_of(v, scope);
+    if (!o) return;
+    option.id = required_text(*o, scope, "id", kIdRule).value_or("");
+    option.price = required_money(*o, scope, "price").value_or(0);
+    option.quantity = required_quantity(*o, scope, "quantity").value_or(0);
 }
 
 /// Fills `item` (a new one) from `v`.
 void check_item(const bj::value& v, const Scope& scope, OrderItem& item) {
-    const bj::object* object = object_in(v, scope);
-    if (object == nullptr) return;
-    const Members o(*object);
-    item.id = required_text(o, scope, "id", kIdRule).value_or("");
-    item.quantity = required_quantity(o, scope, "quantity").value_or(0);
-    item.price = required_money(o, scope, "price").value_or(0);
+    const auto o = members_of(v, scope);
+    if (!o) return;
+    item.id = required_text(*o, scope, "id", kIdRule).value_or("");
+    item.quantity = required_quantity(*o, scope, "quantity").value_or(0);
+    item.price = required_money(*o, scope, "price").value_or(0);
     if (line_too_large(item.price, item.quantity))
         scope.add("", "price × quantity must be at most " + std::to_string(kMaxMoneyUnits));
-    item.note = optional_text(o, scope, "note", kNoteRule).value_or("");
+    item.note = optional_text(*o, scope, "note", kNoteRule).value_or("");
 
-    const bj::value* options = o.find("options");
+    const bj::value* options = o->find("options");
     if (options == nullptr) {
         return;
     }
