@@ -291,14 +291,17 @@ private:
     std::string reason_;
 };
 
-/// The keys the objects of `v` hold, nested ones included. Recursion is bounded by the parse's max_depth.
+/// The keys the objects of `v` hold, nested ones included. Recursion is bounded by the parse's max_depth; it goes
+/// into objects and arrays only (most values of a document are neither: a call each cost more than the count).
 std::size_t keys_held(const bj::value& v) {
     std::size_t n = 0;
     if (const auto* object = v.if_object()) {
         n = object->size();
-        for (const auto& member : *object) n += keys_held(member.value());
+        for (const auto& member : *object)
+            if (member.value().is_structured()) n += keys_held(member.value());
     } else if (const auto* array = v.if_array()) {
-        for (const auto& element : *array) n += keys_held(element);
+        for (const auto& element : *array)
+            if (element.is_structured()) n += keys_held(element);
     }
     return n;
 }
