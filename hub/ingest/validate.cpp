@@ -180,7 +180,7 @@ void check_schedule(const Members& o, const Scope& scope, OrderCreated& order) {
     order.schedule_date = check_timestamp(*date, scope, "schedule_date", "must be a string or null");
 }
 
-/// Fills `order` (a new one) from payload `o`; every problem goes to `problems`.
+/// Fills `order` (a new one) from `payload`; every problem goes to `problems`.
 void check_order_created(const bj::object& payload, Problems& problems, OrderCreated& order) {
     const Members o(payload);
     const Scope scope{problems, "/payload"};
@@ -221,7 +221,7 @@ void check_order_created(const bj::object& payload, Problems& problems, OrderCre
     }
 }
 
-/// Fills `update` (a new one) from payload `o`; every problem goes to `problems`.
+/// Fills `update` (a new one) from `payload`; every problem goes to `problems`.
 void check_order_updated(const bj::object& payload, Problems& problems, OrderUpdated& update) {
     const Members o(payload);
     const Scope scope{problems, "/payload"};
