@@ -58,14 +58,15 @@ TEST_CASE("json writer: every byte at every place of a text longer than one word
     }
 }
 
-TEST_CASE("json writer: every byte at every place of texts of every length up to three words", "[json]") {
-    // Shorter than a word, a text is read padded with a plain byte; longer, its tail is read as its last eight
-    // bytes, partly again: a byte that needs escaping must be found at any place of any length.
+TEST_CASE("json writer: every byte at every place of texts of every length up to three blocks", "[json]") {
+    // Shorter than a block (16 bytes), a text is read from overlapping pieces (its first and last 1, 4 or 8 bytes
+    // and its middle byte) padded with a plain byte; longer, its tail is read as its last 16 bytes, partly again:
+    // a byte that needs escaping must be found at any place of any length.
     const auto rule = [](std::string_view s) {
         return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\'; });
     };
     CHECK(common::json::Writer::plain(""));
-    for (std::size_t size = 1; size <= 24; ++size) {
+    for (std::size_t size = 1; size <= 48; ++size) {
         CHECK(common::json::Writer::plain(std::string(size, 'k')));
         for (std::size_t at = 0; at < size; ++at) {
             for (int b = 0; b < 256; ++b) {
