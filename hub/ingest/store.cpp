@@ -42,16 +42,24 @@ std::uint32_t read_be32(const char* at) {
 /// Writes an entry's values (Job::entry) one after another, each as an element of PostgreSQL's binary array format
 /// (array_send: a big-endian 32-bit length, then the bytes; -1 and no bytes for NULL), so that insert_orders_args
 /// only copies each into its column. Nothing in them is parsed by the statement except the headers and the order's
-/// lines, which are JSON.
+/// lines, which are JSON. Writes through a cursor into `out` sized ahead (doubled when a value does not fit), and
+/// cuts `out` to what was written when it ends: appended value by value (38 values an order, each with its length),
+/// the string's bookkeeping was most of the entry's cost.
 class EntryWriter {
 public:
-    explicit EntryWriter(std::string& out) : out_(out) {}
+    explicit EntryWriter(std::string& out, std::size_t expected) : out_(out), used_(out.size()) {
+        out_.resize(used_ + expected);
+    }
+    EntryWriter(const EntryWriter&) = delete;
+    EntryWriter& operator=(const EntryWriter&) = delete;
+    ~EntryWriter() { out_.resize(used_); }
 
     void text(std::string_view v) {
-        append_be32(out_, static_cast<std::uint32_t>(v.size()));
-        out_.append(v);
+        char* p = room(4 + v.size());
+        put_be32(p, static_cast<std::uint32_t>(v.size()));
+        if (!v.empty()) std::memcpy(p + 4, v.data(), v.size());
     }
-    void null() { append_be32(out_, static_cast<std::uint32_t>(-1)); }
+    void null() { put_be32(room(4), static_cast<std::uint32_t>(-1)); }
     void optional(const std::optional<std::string>& v) { v ? text(*v) : null(); }
     void flag(bool v) { text(v ? "t" : "f"); }
     void number(std::uint64_t v) {
@@ -61,10 +69,11 @@ public:
     }
     /// `inner` inside braces: a JSON object's text from its members' text.
     void object(std::string_view inner) {
-        append_be32(out_, static_cast<std::uint32_t>(inner.size() + 2));
-        out_ += '{';
-        out_.append(inner);
-        out_ += '}';
+        char* p = room(4 + inner.size() + 2);
+        put_be32(p, static_cast<std::uint32_t>(inner.size() + 2));
+        p[4] = '{';
+        if (!inner.empty()) std::memcpy(p + 5, inner.data(), inner.size());
+        p[5 + inner.size()] = '}';
     }
     /// `n` NULLs.
     void nulls(std::size_t n) {
@@ -72,19 +81,31 @@ public:
     }
 
 private:
+    static void put_be32(char* at, std::uint32_t v) {
+        at[0] = static_cast<char>(v >> 24);
+        at[1] = static_cast<char>(v >> 16);
+        at[2] = static_cast<char>(v >> 8);
+        at[3] = static_cast<char>(v);
+    }
+
+    /// The next `n` bytes of `out_`, taken.
+    char* room(std::size_t n) {
+        if (used_ + n > out_.size()) out_.resize(std::max(out_.size() * 2, used_ + n));
+        char* at = out_.data() + used_;
+        used_ += n;
+        return at;
+    }
+
     std::string& out_;
+    std::size_t used_;
 };
 
 constexpr std::size_t kEntryReserve = 1024;
 /// The values of an order in an entry (the order's columns of the statement, from `ob` to `eto`).
 constexpr std::size_t kOrderFields = 22;
 
-}  // namespace
-
-std::string detail::make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
-    std::string entry;
-    entry.reserve(kEntryReserve);
-    EntryWriter w(entry);
+/// make_entry's values, in the statement's order.
+void write_entry(EntryWriter& w, const std::string& partner_id, const Validated* order, const InboxRecord& r) {
     OrderForms forms;
     const OrderCreated* created = nullptr;
     if (order) {
@@ -162,6 +183,16 @@ std::string detail::make_entry(const std::string& partner_id, const Validated* o
         w.flag(envelope.event_time.offset_minutes.has_value());
     } else {
         w.nulls(kOrderFields);
+    }
+}
+
+}  // namespace
+
+std::string detail::make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
+    std::string entry;
+    {
+        EntryWriter w(entry, kEntryReserve);  // cuts `entry` to its values when it ends, here
+        write_entry(w, partner_id, order, r);
     }
     return entry;  // kEntryFields values: insert_orders_args refuses any other count
 }
@@ -390,7 +421,7 @@ std::vector<std::string> detail::insert_orders_args(std::span<const detail::Job*
             cursor[k] += sizes[n][k];
             value += sizes[n][k];
         }
-        EntryWriter(offsets).number(bodies.size());
+        EntryWriter(offsets, kOffsetBytes).number(bodies.size());
         bodies += jobs[n]->inbox.body;
     }
     return args;

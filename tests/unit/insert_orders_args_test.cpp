@@ -163,3 +163,53 @@ TEST_CASE("insert_orders arguments: an entry cut short or longer than its values
     record.entry = whole + std::string(4, '\0');  // one more (empty) value
     CHECK_THROWS_AS(detail::insert_orders_args(jobs), std::logic_error);
 }
+
+TEST_CASE("insert_orders arguments: an order's entry many times its writer's first size keeps every value",
+          "[ingest]") {
+    // make_entry writes into room it doubles when a value does not fit: 80 items with long notes, a note and headers
+    // each about as large as that first room or larger, must come out whole, in their columns.
+    boost::json::value body = boost::json::parse(kArgsOrder);
+    auto& payload = body.at("payload").as_object();
+    const std::string note(kMaxNoteBytes, 'n');
+    payload["note"] = note;
+    boost::json::array items;
+    for (int i = 0; i < 80; ++i)
+        items.push_back(boost::json::object{{"id", "item-" + std::to_string(i)},
+                                            {"quantity", 1},
+                                            {"price", 2},
+                                            {"note", std::string(200, static_cast<char>('a' + i % 26))}});
+    payload["items"] = std::move(items);
+    const std::string text = boost::json::serialize(body);
+    const Validated order = tests::ingest::validated(text);
+    detail::Job created;
+    created.partner_id = "p1";
+    created.created = true;
+    created.inbox.request_id = "r-1";
+    created.inbox.headers_json = R"({"user-agent":")" + std::string(3000, 'u') + R"("})";
+    created.inbox.body = text;
+    created.entry = detail::make_entry(created.partner_id, &order, created.inbox);
+    CHECK(created.entry.size() > 8 * 1024);
+
+    const detail::Job* jobs[] = {&created};
+    const auto args = detail::insert_orders_args(jobs);
+    std::vector<std::vector<std::optional<std::string>>> columns;
+    for (std::size_t k = 0; k <= detail::kEntryFields; ++k) {
+        INFO("column " << k);
+        columns.push_back(text_array_elements(args[k]));
+        REQUIRE(columns.back().size() == 1);
+    }
+    CHECK(columns[col::rq][0] == "r-1");
+    CHECK(columns[col::bl][0] == std::to_string(text.size()));
+    CHECK(columns[col::ob][0] == "B1");
+    CHECK(columns[col::oe][0] == "A-1");
+    CHECK(columns[18][0] == "card");
+    CHECK(columns[20][0] == note);
+    CHECK(columns[13][0] == created.inbox.headers_json);
+    const auto lines = boost::json::parse(*columns[col::ln][0]);
+    REQUIRE(lines.at("items").as_array().size() == 80);
+    CHECK(lines.at("items").as_array()[79].at("note").as_string() ==
+          std::string(200, static_cast<char>('a' + 79 % 26)));
+    CHECK(columns[col::et][0] == "2024-05-01 18:02:11");
+    CHECK(columns[col::eto][0] == "f");
+    CHECK(columns[col::bo][0] == "0");
+}
