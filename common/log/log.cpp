@@ -279,10 +279,8 @@ bool repeats_a_key(Fields fields, MoreFields more) {
 
 /// The JSON line written piece by piece, in the order of its keys: the text a boost::json::object of the same
 /// fields serializes to, without building the object (the access log writes one per request).
-std::string json_line(std::string_view time, Level level, std::string_view message, Fields fields, MoreFields more) {
-    std::string line;
-    line.reserve(kLineReserve);
-    common::json::Writer w(line);
+void write_json_line(common::json::Writer& w, std::string_view time, Level level, std::string_view message,
+                     Fields fields, MoreFields more) {
     w.raw("{\"time\":");
     w.text(time);
     w.raw(",\"level\":");
@@ -305,6 +303,14 @@ std::string json_line(std::string_view time, Level level, std::string_view messa
         w.text(v);
     }
     w.raw("}");
+}
+
+std::string json_line(std::string_view time, Level level, std::string_view message, Fields fields, MoreFields more) {
+    std::string line;
+    {
+        common::json::Writer w(line, kLineReserve);  // cuts `line` to the text when it ends, here
+        write_json_line(w, time, level, message, fields, more);
+    }
     return line;
 }
 

@@ -114,10 +114,9 @@ public:
     void money_member(std::string_view prefix, Money amount) { text_member(prefix, format_money(amount)); }
 };
 
-/// The canonical form's text (canonical(), serialized), without the closing brace, into `text` (`w`'s string);
-/// returns where its `"items"` member begins.
-std::size_t write_canonical(DocumentWriter& w, const std::string& text, const Envelope& envelope,
-                            const OrderCreated& o) {
+/// The canonical form's text (canonical(), serialized), without the closing brace, through `w`; returns where its
+/// `"items"` member begins.
+std::size_t write_canonical(DocumentWriter& w, const Envelope& envelope, const OrderCreated& o) {
     w.text_member("{\"branch_id\":", envelope.branch_id);
     w.text_member(",\"external_id\":", o.external_id);
     w.text_member(",\"payment_method\":", o.payment_method);
@@ -159,7 +158,7 @@ std::size_t write_canonical(DocumentWriter& w, const std::string& text, const En
         w.null();
     }
     w.raw(",");
-    const std::size_t items_at = text.size();
+    const std::size_t items_at = w.size();
     w.raw("\"items\":[");
     for (std::size_t i = 0; i < o.items.size(); ++i) {
         const auto& it = o.items[i];
@@ -200,11 +199,12 @@ constexpr std::size_t kDocumentReserve = 1024;
 
 OrderForms order_forms(const Envelope& envelope, const OrderCreated& order) {
     OrderForms out;
-    out.canonical.reserve(kDocumentReserve);
-    DocumentWriter w(out.canonical);
-    out.lines_at = write_canonical(w, out.canonical, envelope, order);
-    out.lines_end = out.canonical.size();
-    w.raw("}");
+    {
+        DocumentWriter w(out.canonical, kDocumentReserve);  // cuts the text to its end when it ends, here
+        out.lines_at = write_canonical(w, envelope, order);
+        out.lines_end = w.size();
+        w.raw("}");
+    }
     out.hash = common::crypto::sha256_hex(out.canonical);
     return out;
 }

@@ -45,11 +45,12 @@ std::string answer_text(const IngestResult& result) {
     if (result.kind == Kind::replayed || r.http_status >= 300) return boost::json::serialize(answer_body(result));
     if (!r.answers_order_id) return R"({"status":"success"})";
     std::string out;
-    out.reserve(kAnswerReserve);
-    common::json::Writer w(out);
-    w.raw(R"({"order_id":)");
-    w.text(result.order_id);
-    w.raw(R"(,"status":"success"})");
+    {
+        common::json::Writer w(out, kAnswerReserve);  // cuts `out` to the text when it ends, here
+        w.raw(R"({"order_id":)");
+        w.text(result.order_id);
+        w.raw(R"(,"status":"success"})");
+    }
     return out;
 }
 

@@ -22,11 +22,8 @@ constexpr std::size_t kKeptHeaderBytes = 256;
 /// A platform's usual kept headers take less than this: one allocation.
 constexpr std::size_t kKeptHeadersReserve = 256;
 
-/// The kept headers as a JSON object's text (each name at most once: the list has no repeats).
-std::string kept_headers(const Request& req) {
-    std::string out;
-    out.reserve(kKeptHeadersReserve);
-    common::json::Writer w(out);
+/// Writes the kept headers as a JSON object through `w` (each name at most once: the list has no repeats).
+void write_kept_headers(common::json::Writer& w, const Request& req) {
     char separator = '{';
     auto member = [&](std::string_view name, std::string_view value) {
         w.key(std::string_view(&separator, 1), name);
@@ -44,7 +41,16 @@ std::string kept_headers(const Request& req) {
                 member(name, common::text::excerpt(*v, kKeptHeaderBytes));
         }
     if (!req.remote.empty()) member("remote_addr", req.remote);
-    out += separator == '{' ? "{}" : "}";
+    w.raw(separator == '{' ? "{}" : "}");
+}
+
+/// The kept headers as a JSON object's text (each name at most once: the list has no repeats).
+std::string kept_headers(const Request& req) {
+    std::string out;
+    {
+        common::json::Writer w(out, kKeptHeadersReserve);  // cuts `out` to the text when it ends, here
+        write_kept_headers(w, req);
+    }
     return out;
 }
 

@@ -114,3 +114,34 @@ TEST_CASE("json writer: a member's key, short or long, plain or escaped, as boos
         }
     }
 }
+
+TEST_CASE("json writer: with room taken ahead, the text is whole when the writer ends, however far it grew", "[json]") {
+    // Each piece is written into room taken ahead (doubled when a piece does not fit); a text that needs escaping
+    // takes room for its worst case and gives back what it did not use. When the writer ends, the string holds
+    // exactly what was written, after what it held before.
+    for (const std::size_t ahead : {std::size_t{1}, std::size_t{16}, std::size_t{512}}) {
+        for (const std::size_t pieces : {std::size_t{1}, std::size_t{7}, std::size_t{300}}) {
+            std::string out = "before:";
+            boost::json::array expected;
+            std::size_t size_seen = 0;
+            {
+                common::json::Writer w(out, ahead);
+                w.raw("[");
+                for (std::size_t k = 0; k < pieces; ++k) {
+                    if (k > 0) w.raw(",");
+                    // Plain, escaped (a quote, a control byte, non-ASCII) and long, in turn.
+                    std::string piece = k % 3 == 0   ? "plain " + std::to_string(k)
+                                        : k % 3 == 1 ? "quote \" tab \t é " + std::to_string(k)
+                                                     : std::string(100 + k, 'x');
+                    w.text(piece);
+                    expected.emplace_back(piece);
+                }
+                w.raw("]");
+                size_seen = w.size();
+            }
+            INFO("ahead " << ahead << ", pieces " << pieces);
+            CHECK(out == "before:" + boost::json::serialize(expected));
+            CHECK(size_seen == out.size());
+        }
+    }
+}
