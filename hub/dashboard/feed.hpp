@@ -41,6 +41,8 @@ public:
     std::int64_t low() const { return low_; }
     /// True when `id` was not seen before (deliver it).
     bool accept(std::int64_t id);
+    /// Every id up to `last` was seen (read as a span without a gap, not one by one).
+    void seen_through(std::int64_t last);
     /// Moves the low-water mark over seen ids, and over a gap that has been open for `grace`.
     void advance(std::chrono::steady_clock::time_point now, std::chrono::milliseconds grace);
 

@@ -234,6 +234,12 @@ inline constexpr auto kEventIdsAfterSql = "SELECT id FROM (" + events_after(Sql(
 /// $1 event id, $2 limit -> the ids after $1 only (while no board listens the feed keeps its cursor current).
 inline constexpr Statement kEventIdsAfter{"dashboard_event_ids_after", kEventIdsAfterSql.c_str()};
 
+inline constexpr auto kEventIdSpanAfterSql =
+    "SELECT count(*), coalesce(max(id), $1) FROM (" + kEventIdsAfterSql + ") w";
+/// $1 event id, $2 limit -> how many of the first $2 ids after $1 there are, and the last of them ($1 when none):
+/// when the count is their distance from $1, they follow it without a gap, and the feed need not read them.
+inline constexpr Statement kEventIdSpanAfter{"dashboard_event_id_span_after", kEventIdSpanAfterSql.c_str()};
+
 /// -> the newest event id, 0 when there is none.
 inline constexpr Statement kNewestEventId{"dashboard_newest_event_id", R"(
 SELECT greatest((SELECT coalesce(max(id), 0) FROM hub.dashboard_events),
@@ -255,12 +261,29 @@ DELETE FROM hub.dashboard_sessions WHERE token_hash IN (
 
 /// Every statement above, for prepare_dashboard.
 inline constexpr std::array kAllStatements{
-    &sql::kSessionUser,     &sql::kUserBranches,          &sql::kLoginUser,      &sql::kDeleteExpiredUserSessions,
-    &sql::kInsertSession,   &sql::kDeleteSession,         &sql::kListOrders,     &sql::kOrderDetail,
-    &sql::kOrderTimeline,   &sql::kOrderAttempts,         &sql::kOrderInScope,   &sql::kBranchStates,
-    &sql::kEventsAfter,     &sql::kReplayEvents,          &sql::kEventIdsAfter,  &sql::kNewestEventId,
-    &sql::kDeleteOldEvents, &sql::kDeleteExpiredSessions, &sql::kJobForDecision, &sql::kAcceptJob,
-    &sql::kRejectJob,       &sql::kInsertDecision,
+    &sql::kSessionUser,
+    &sql::kUserBranches,
+    &sql::kLoginUser,
+    &sql::kDeleteExpiredUserSessions,
+    &sql::kInsertSession,
+    &sql::kDeleteSession,
+    &sql::kListOrders,
+    &sql::kOrderDetail,
+    &sql::kOrderTimeline,
+    &sql::kOrderAttempts,
+    &sql::kOrderInScope,
+    &sql::kBranchStates,
+    &sql::kEventsAfter,
+    &sql::kReplayEvents,
+    &sql::kEventIdsAfter,
+    &sql::kEventIdSpanAfter,
+    &sql::kNewestEventId,
+    &sql::kDeleteOldEvents,
+    &sql::kDeleteExpiredSessions,
+    &sql::kJobForDecision,
+    &sql::kAcceptJob,
+    &sql::kRejectJob,
+    &sql::kInsertDecision,
 };
 
 /// Defines every statement of kAllStatements on `c` (libpqxx 6.4 sends each to the server on its first use). For

@@ -135,6 +135,81 @@ TEST_CASE("feed: a status-log row is a board event read from the log itself, one
     CHECK(hub::dashboard::exec(tx, hub::dashboard::sql::kNewestEventId)[0][0].as<long long>() == max_event_id(h));
 }
 
+TEST_CASE("feed: the ids after the cursor read as one span, and an id taken but never written breaks it", "[feed]") {
+    HubDb h;
+    store_all(h.db.url(), {{"p1", order_json("G-1")}, {"p1", order_json("G-2")}});
+    job_event(h.db.url(), "G-1", "in_flight");
+    const auto first = h.count("SELECT min(id) FROM hub.dashboard_event_log") - 1;
+    const auto last = max_event_id(h);
+    REQUIRE(last - first >= 3);
+    pqxx::connection c(h.db.url());
+    auto span = [&c](long long after, long long limit) {
+        pqxx::read_transaction tx(c);
+        const auto r = hub::dashboard::exec(tx, hub::dashboard::sql::kEventIdSpanAfter, after, limit)[0];
+        return std::pair{r[0].as<long long>(), r[1].as<long long>()};
+    };
+    // Without a gap the count is the distance from the cursor to the last id: the feed moves over them unread.
+    CHECK(span(first, 100) == std::pair{last - first, last});
+    CHECK(span(first, 2) == std::pair{2LL, first + 2});  // the limit counts
+    CHECK(span(last, 100) == std::pair{0LL, last});       // nothing after the last: the cursor itself
+    // An id taken and never written (a transaction that rolled back after nextval): the span has a gap, and the
+    // feed reads the ids one by one, as the cursor's grace for late commits needs.
+    {
+        pqxx::work tx(c);
+        tx.exec("SELECT nextval('hub.event_ids')");
+        tx.commit();
+    }
+    store_all(h.db.url(), {{"p1", order_json("G-3")}});
+    const auto after = max_event_id(h);
+    const auto [count, end] = span(first, 100);
+    CHECK(end == after);
+    CHECK(count == after - first - 1);
+    CHECK(span(last + 1, 100) == std::pair{after - last - 1, after});  // past the gap: one span again
+}
+
+TEST_CASE("feed: an event that commits late, below ids passed while no board listened, reaches a board", "[feed]") {
+    // While nobody listens, ids that follow the cursor without a gap are passed over unread; across a gap they are
+    // read one by one and kept above the cursor, which waits below the gap (its grace for late commits). So an event
+    // whose transaction took its id before others and commits after a board opened reaches that board, once, and
+    // nothing from before the board opened does.
+    HubDb h;
+    store_all(h.db.url(), {{"p1", order_json("H-1")}});
+    RunningFeed running(h.db.url(), std::chrono::milliseconds(20));
+    auto& feed = running.feed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the cursor past H-1's event
+    pqxx::connection late_connection(h.db.url());
+    pqxx::work late(late_connection);
+    late.exec_params(
+        "INSERT INTO hub.dashboard_events (order_id, branch_id, kind, detail) SELECT id, branch_id, 'job', 'in_flight' "
+        "FROM hub.orders WHERE partner_id = 'p1' AND external_id = $1",
+        std::string("H-1"));  // its id taken now, not yet visible
+    store_all(h.db.url(), {{"p1", order_json("H-2")}, {"p1", order_json("H-3")}});
+    const auto before = max_event_id(h);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several polls, each across the gap
+
+    auto sub = feed.subscribe({"B1"}, nullptr);
+    late.commit();
+    std::vector<hub::dashboard::Event> got;
+    take_until(*sub, got, 1);
+    store_all(h.db.url(), {{"p1", order_json("H-4")}});
+    take_until(*sub, got, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    bool overflowed = false;
+    for (auto& e : sub->take(overflowed)) got.push_back(std::move(e));
+    std::vector<std::string> seen;
+    for (const auto& e : got) {
+        const auto data = boost::json::parse(e.data);
+        seen.push_back(std::string(data.at("kind").as_string()) + ":" +
+                       std::string(data.at("order").at("external_id").as_string()));
+    }
+    CHECK(seen == std::vector<std::string>{"job:H-1", "status:H-4"});
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].id < before);  // below ids the feed passed while nobody listened
+    CHECK(got[1].id > before);
+    feed.unsubscribe(sub);
+    feed.stop();
+}
+
 TEST_CASE("feed: after the upgrade that reads status events from the log, each event is seen once", "[feed]") {
     // A database at 0021 holds status events copied into hub.dashboard_events; 0022 must neither lose nor repeat them.
     tests::TempDatabase db;

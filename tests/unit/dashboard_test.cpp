@@ -62,6 +62,49 @@ TEST_CASE("dashboard cursor gives up on a rolled-back id after the grace period"
     CHECK_FALSE(c.accept(1));  // too late: given up on
 }
 
+TEST_CASE("dashboard cursor: the next id in order moves the mark at once, a later one waits for the gap", "[dashboard]") {
+    Cursor c(10);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(c.accept(11));
+    CHECK(c.low() == 11);  // in order: the mark is past it already
+    CHECK_FALSE(c.accept(11));
+    CHECK(c.accept(13));
+    CHECK(c.low() == 11);  // 12 missing: 13 waits above the mark
+    CHECK(c.accept(12));
+    CHECK(c.low() == 11);  // the mark moves over 12 and 13 together, in advance()
+    c.advance(t0, 10s);
+    CHECK(c.low() == 13);
+    CHECK_FALSE(c.accept(13));
+    CHECK(c.accept(14));
+    CHECK(c.low() == 14);
+}
+
+TEST_CASE("dashboard cursor: a span seen without a gap moves the mark over it and over what it covered", "[dashboard]") {
+    Cursor c(10);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(c.accept(12));  // out of order: 11 still open
+    CHECK(c.accept(20));
+    c.advance(t0, 10s);
+    CHECK(c.low() == 10);
+    c.seen_through(15);  // 11 to 15 read as a span: 12 is behind the mark now, 20 still above it
+    CHECK(c.low() == 15);
+    CHECK_FALSE(c.accept(12));
+    CHECK_FALSE(c.accept(14));
+    c.seen_through(9);  // behind the mark: nothing moves
+    CHECK(c.low() == 15);
+    // The gap below 20 (16 to 19) is a new one: waited for from now, not from the first gap's time.
+    c.advance(t0 + 9s, 10s);
+    CHECK(c.low() == 15);
+    c.advance(t0 + 12s, 10s);
+    CHECK(c.low() == 15);
+    c.advance(t0 + 19s, 10s);
+    CHECK(c.low() == 20);
+    c.seen_through(25);
+    CHECK(c.low() == 25);
+    CHECK(c.accept(26));
+    CHECK(c.low() == 26);
+}
+
 TEST_CASE("dashboard session cookie is HttpOnly, SameSite=Strict, and Secure only with TLS", "[dashboard]") {
     const auto plain = session_cookie("tok", 3600s, false);
     CHECK(plain == "orderhub_session=tok; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600");
