@@ -89,12 +89,16 @@ private:
     }
 
     /// The next `n` bytes of `out_`, taken.
-    char* room(std::size_t n) {
-        if (used_ + n > out_.size()) out_.resize(std::max(out_.size() * 2, used_ + n));
+    [[gnu::always_inline]] char* room(std::size_t n) {
+        if (used_ + n > out_.size()) [[unlikely]]
+            grow(n);
         char* at = out_.data() + used_;
         used_ += n;
         return at;
     }
+
+    /// Makes room for `n` more bytes (room()'s rare part, kept out of its inlined copies).
+    [[gnu::noinline]] void grow(std::size_t n) { out_.resize(std::max(out_.size() * 2, used_ + n)); }
 
     std::string& out_;
     std::size_t used_;
