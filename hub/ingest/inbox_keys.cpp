@@ -13,14 +13,17 @@ std::string id_text(const boost::json::value* v) {
     if (v->is_int64()) return std::to_string(v->get_int64());
     if (v->is_uint64()) return std::to_string(v->get_uint64());
     if (!v->is_string()) return {};
-    const std::string_view s = v->get_string();
+    return inbox_id(v->get_string());
+}
+
+}  // namespace
+
+std::string inbox_id(std::string_view s) {
     if (s.empty() || s.size() > kMaxIdBytes) return {};
     for (char c : s)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return {};
     return std::string(s);
 }
-
-}  // namespace
 
 InboxKeys inbox_keys(const boost::json::value& body) {
     InboxKeys keys;

@@ -13,6 +13,7 @@
 
 #include <boost/json/value.hpp>
 #include <string>
+#include <string_view>
 
 namespace hub::ingest {
 
@@ -25,5 +26,10 @@ struct InboxKeys {
 
 /// Reads the keys of a parsed webhook body (any JSON value). Pure.
 InboxKeys inbox_keys(const boost::json::value& body);
+
+/// A text id as the keys above keep it: itself when it is 1..kMaxIdBytes bytes without control characters, else
+/// empty. (A body that passed validation has its keys from its validated values: the event, the order id, and its
+/// branch through this.)
+std::string inbox_id(std::string_view s);
 
 }  // namespace hub::ingest

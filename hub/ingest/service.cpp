@@ -59,21 +59,27 @@ void check(InboxRecord& inbox, IngestResult& result, ValidationResult& checked) 
         result.message = std::string(result.row().message) + ": " + parsed.error;
         return;
     }
-    // Kept whether or not it passes validation: a refused request is found by its order id too.
-    auto keys = inbox_keys(*parsed.value);
-    inbox.event = std::move(keys.event);
-    inbox.external_id = std::move(keys.external_id);
-    inbox.branch_id = std::move(keys.branch_id);
-    result.event = inbox.event;
     validate_webhook(*parsed.value, checked);
     if (!checked.value) {
+        // Kept for a refused request too: it is found by its order id.
+        auto keys = inbox_keys(*parsed.value);
+        inbox.event = std::move(keys.event);
+        inbox.external_id = std::move(keys.external_id);
+        inbox.branch_id = std::move(keys.branch_id);
+        result.event = inbox.event;
         result.kind = refusal_kind(checked.error_code);
         result.errors = std::move(checked.errors);
         return;
     }
-    inbox.external_id = checked.value->envelope.event == kEventOrderCreated
+    // A valid body's keys are its validated values (what inbox_keys() reads from the document, without reading it
+    // again); its order id is kept whatever its bytes, as it is stored with the order.
+    const Envelope& envelope = checked.value->envelope;
+    inbox.event = envelope.event;
+    inbox.branch_id = inbox_id(envelope.branch_id);
+    inbox.external_id = envelope.event == kEventOrderCreated
                             ? std::get<OrderCreated>(checked.value->payload).external_id
                             : std::get<OrderUpdated>(checked.value->payload).order_id;
+    result.event = inbox.event;
     result.external_id = inbox.external_id;
 }
 
