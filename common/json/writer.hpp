@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/text/string_cursor.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -23,30 +25,20 @@ namespace common::json {
 /// boost::json::value tree first. Strings and arbitrary values go through Boost.JSON's serializer, so escaping and
 /// number forms are Boost.JSON's own; the caller writes the punctuation and keys it knows with raw().
 ///
-/// Writes through a cursor after what `out` held. Made with `ahead` bytes, it takes that much room at once (doubled
-/// whenever a piece does not fit) and cuts `out` to what was written when it ends: until then `out` holds more than
-/// the text (size() tells its end), so such a writer lives in a scope of its own that ends before `out` is read.
-/// Without `ahead`, `out` holds exactly the text after every piece. Appended piece by piece, a string's bookkeeping
-/// (a capacity check, a length and a terminator per append, some 45 strings and their punctuation an order) was
-/// about half of the writer's cost.
+/// Writes through a common::text::StringCursor after what `out` held: made with `ahead` bytes, it takes that much
+/// room at once and cuts `out` to the text when it ends (so it lives in a scope of its own that ends before `out` is
+/// read); without, `out` holds exactly the text after every piece.
 class Writer {
 public:
-    explicit Writer(std::string& out, std::size_t ahead = 0) : out_(out), used_(out.size()), ahead_(ahead > 0) {
-        if (ahead_) out_.resize(used_ + ahead);
-    }
-    Writer(const Writer&) = delete;
-    Writer& operator=(const Writer&) = delete;
-    ~Writer() {
-        if (out_.size() != used_) out_.resize(used_);
-    }
+    explicit Writer(std::string& out, std::size_t ahead = 0) : cursor_(out, ahead) {}
 
     /// Where the text written so far ends in `out`.
-    std::size_t size() const { return used_; }
+    std::size_t size() const { return cursor_.size(); }
 
     /// Appends `text` as it is: punctuation, or a quoted key the caller knows needs no escaping.
     /// Always inlined: most calls pass a literal, whose copy then takes a few stores instead of a call to memcpy.
     [[gnu::always_inline]] void raw(std::string_view text) {
-        if (!text.empty()) std::memcpy(room(text.size()), text.data(), text.size());
+        if (!text.empty()) std::memcpy(cursor_.take(text.size()), text.data(), text.size());
     }
 
     /// Appends `s` as a JSON string (quoted and escaped).
@@ -54,7 +46,7 @@ public:
         // Most strings are printable ASCII without a quote or a backslash, which JSON writes as they are; anything
         // else (control characters, quotes, backslashes, bytes above 0x7E) goes through Boost.JSON's serializer.
         if (plain(s)) {
-            char* at = room(s.size() + 2);
+            char* at = cursor_.take(s.size() + 2);
             at[0] = '"';
             if (!s.empty()) std::memcpy(at + 1, s.data(), s.size());
             at[s.size() + 1] = '"';
@@ -62,9 +54,9 @@ public:
         }
         // At most six characters per byte (\u00XX) and the quotes: one read writes it all.
         const std::size_t most = s.size() * 6 + 2;
-        char* at = room(most);
+        char* at = cursor_.take(most);
         serializer_.reset(boost::json::string_view(s.data(), s.size()));
-        give_back(most - serializer_.read(at, most).size());
+        cursor_.give_back(most - serializer_.read(at, most).size());
         finish();
     }
 
@@ -194,29 +186,7 @@ private:
         }
     }
 
-    /// The next `n` bytes of `out_`, taken.
-    [[gnu::always_inline]] char* room(std::size_t n) {
-        if (used_ + n > out_.size()) [[unlikely]]
-            grow(n);
-        char* at = out_.data() + used_;
-        used_ += n;
-        return at;
-    }
-
-    /// Makes room for `n` more bytes after the text (room()'s rare part, kept out of its inlined copies).
-    [[gnu::noinline]] void grow(std::size_t n) {
-        out_.resize(ahead_ ? std::max(out_.size() * 2, used_ + n) : used_ + n);
-    }
-
-    /// The last `n` bytes taken, not written after all.
-    void give_back(std::size_t n) {
-        used_ -= n;
-        if (!ahead_) out_.resize(used_);
-    }
-
-    std::string& out_;
-    std::size_t used_;
-    bool ahead_;
+    common::text::StringCursor cursor_;
     boost::json::serializer serializer_;
 };
 

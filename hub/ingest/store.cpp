@@ -14,6 +14,7 @@
 #include "common/db/batcher.hpp"
 #include "common/db/pool.hpp"
 #include "common/db/savepoint.hpp"
+#include "common/text/string_cursor.hpp"
 #include "hub/db/queries.hpp"
 #include "hub/ingest/order_document.hpp"
 #include "hub/ingest/pipe.hpp"
@@ -42,24 +43,18 @@ std::uint32_t read_be32(const char* at) {
 /// Writes an entry's values (Job::entry) one after another, each as an element of PostgreSQL's binary array format
 /// (array_send: a big-endian 32-bit length, then the bytes; -1 and no bytes for NULL), so that insert_orders_args
 /// only copies each into its column. Nothing in them is parsed by the statement except the headers and the order's
-/// lines, which are JSON. Writes through a cursor into `out` sized ahead (doubled when a value does not fit), and
-/// cuts `out` to what was written when it ends: appended value by value (38 values an order, each with its length),
-/// the string's bookkeeping was most of the entry's cost.
+/// lines, which are JSON. Writes through a common::text::StringCursor with `ahead` bytes of room: `out` holds the
+/// values when the writer ends (38 values an order, each with its length).
 class EntryWriter {
 public:
-    explicit EntryWriter(std::string& out, std::size_t expected) : out_(out), used_(out.size()) {
-        out_.resize(used_ + expected);
-    }
-    EntryWriter(const EntryWriter&) = delete;
-    EntryWriter& operator=(const EntryWriter&) = delete;
-    ~EntryWriter() { out_.resize(used_); }
+    EntryWriter(std::string& out, std::size_t ahead) : cursor_(out, ahead) {}
 
     void text(std::string_view v) {
-        char* p = room(4 + v.size());
+        char* p = cursor_.take(4 + v.size());
         put_be32(p, static_cast<std::uint32_t>(v.size()));
         if (!v.empty()) std::memcpy(p + 4, v.data(), v.size());
     }
-    void null() { put_be32(room(4), static_cast<std::uint32_t>(-1)); }
+    void null() { put_be32(cursor_.take(4), static_cast<std::uint32_t>(-1)); }
     void optional(const std::optional<std::string>& v) { v ? text(*v) : null(); }
     void flag(bool v) { text(v ? "t" : "f"); }
     void number(std::uint64_t v) {
@@ -69,7 +64,7 @@ public:
     }
     /// `inner` inside braces: a JSON object's text from its members' text.
     void object(std::string_view inner) {
-        char* p = room(4 + inner.size() + 2);
+        char* p = cursor_.take(4 + inner.size() + 2);
         put_be32(p, static_cast<std::uint32_t>(inner.size() + 2));
         p[4] = '{';
         if (!inner.empty()) std::memcpy(p + 5, inner.data(), inner.size());
@@ -88,20 +83,7 @@ private:
         at[3] = static_cast<char>(v);
     }
 
-    /// The next `n` bytes of `out_`, taken.
-    [[gnu::always_inline]] char* room(std::size_t n) {
-        if (used_ + n > out_.size()) [[unlikely]]
-            grow(n);
-        char* at = out_.data() + used_;
-        used_ += n;
-        return at;
-    }
-
-    /// Makes room for `n` more bytes (room()'s rare part, kept out of its inlined copies).
-    [[gnu::noinline]] void grow(std::size_t n) { out_.resize(std::max(out_.size() * 2, used_ + n)); }
-
-    std::string& out_;
-    std::size_t used_;
+    common::text::StringCursor cursor_;
 };
 
 constexpr std::size_t kEntryReserve = 1024;
