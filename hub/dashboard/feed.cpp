@@ -252,7 +252,8 @@ asio::awaitable<void> EventFeed::loop() {
                 const auto span = exec(tx, sql::kEventIdSpanAfter, low, limit)[0];
                 polled.read = static_cast<std::size_t>(span[0].as<long long>());
                 const auto last = span[1].as<std::int64_t>();
-                if (polled.read > 0 && last - low == static_cast<std::int64_t>(polled.read)) {
+                if (polled.read == 0) return polled;  // nothing new: no second read
+                if (last - low == static_cast<std::int64_t>(polled.read)) {
                     polled.through = last;
                     return polled;
                 }
