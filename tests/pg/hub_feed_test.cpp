@@ -151,7 +151,7 @@ TEST_CASE("feed: the ids after the cursor read as one span, and an id taken but 
     // Without a gap the count is the distance from the cursor to the last id: the feed moves over them unread.
     CHECK(span(first, 100) == std::pair{last - first, last});
     CHECK(span(first, 2) == std::pair{2LL, first + 2});  // the limit counts
-    CHECK(span(last, 100) == std::pair{0LL, last});       // nothing after the last: the cursor itself
+    CHECK(span(last, 100) == std::pair{0LL, last});      // nothing after the last: the cursor itself
     // An id taken and never written (a transaction that rolled back after nextval): the span has a gap, and the
     // feed reads the ids one by one, as the cursor's grace for late commits needs.
     {

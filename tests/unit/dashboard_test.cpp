@@ -62,7 +62,8 @@ TEST_CASE("dashboard cursor gives up on a rolled-back id after the grace period"
     CHECK_FALSE(c.accept(1));  // too late: given up on
 }
 
-TEST_CASE("dashboard cursor: the next id in order moves the mark at once, a later one waits for the gap", "[dashboard]") {
+TEST_CASE("dashboard cursor: the next id in order moves the mark at once, a later one waits for the gap",
+          "[dashboard]") {
     Cursor c(10);
     const auto t0 = std::chrono::steady_clock::now();
     CHECK(c.accept(11));
@@ -79,7 +80,8 @@ TEST_CASE("dashboard cursor: the next id in order moves the mark at once, a late
     CHECK(c.low() == 14);
 }
 
-TEST_CASE("dashboard cursor: a span seen without a gap moves the mark over it and over what it covered", "[dashboard]") {
+TEST_CASE("dashboard cursor: a span seen without a gap moves the mark over it and over what it covered",
+          "[dashboard]") {
     Cursor c(10);
     const auto t0 = std::chrono::steady_clock::now();
     CHECK(c.accept(12));  // out of order: 11 still open

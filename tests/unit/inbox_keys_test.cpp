@@ -70,7 +70,7 @@ TEST_CASE("inbox keys: a body that passes validation has as keys its event, and 
     // the event, and the branch through inbox_id(), must be what inbox_keys() reads, whatever the branch's bytes.
     const std::string long_id(hub::ingest::kMaxIdBytes, 'b');
     for (const std::string& branch : {std::string("B1"), std::string("B\t1"), std::string("B\x7f"), long_id,
-                                     std::string("fr\xc3\xa9"), std::string("\x1b[31m")}) {
+                                      std::string("fr\xc3\xa9"), std::string("\x1b[31m")}) {
         for (const bool created : {true, false}) {
             boost::json::value body = boost::json::parse(created ? kValidCreated : kValidUpdated);
             body.as_object()["branch_id"] = branch;
