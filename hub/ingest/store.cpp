@@ -27,10 +27,18 @@ namespace {
 using detail::Job;
 using detail::kMaxStatementBytes;
 
-/// Appends `v` as PostgreSQL's binary format writes a 32-bit integer: big-endian.
+/// Writes `v` at `at` as PostgreSQL's binary format writes a 32-bit integer: big-endian.
+void put_be32(char* at, std::uint32_t v) {
+    at[0] = static_cast<char>(v >> 24);
+    at[1] = static_cast<char>(v >> 16);
+    at[2] = static_cast<char>(v >> 8);
+    at[3] = static_cast<char>(v);
+}
+
+/// Appends `v` as put_be32 writes it.
 void append_be32(std::string& out, std::uint32_t v) {
-    const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-                           static_cast<char>(v)};
+    char bytes[4];
+    put_be32(bytes, v);
     out.append(bytes, 4);
 }
 
@@ -76,13 +84,6 @@ public:
     }
 
 private:
-    static void put_be32(char* at, std::uint32_t v) {
-        at[0] = static_cast<char>(v >> 24);
-        at[1] = static_cast<char>(v >> 16);
-        at[2] = static_cast<char>(v >> 8);
-        at[3] = static_cast<char>(v);
-    }
-
     common::text::StringCursor cursor_;
 };
 
