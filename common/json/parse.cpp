@@ -21,6 +21,22 @@
 #include <vector>
 
 namespace common::json {
+
+bool exact_decimal_fraction(std::string_view s) {
+    constexpr std::size_t kMaxExactDigits = 15;
+    std::size_t digits = 0;
+    bool point = false;
+    for (const char c : s) {
+        if (c >= '0' && c <= '9')
+            ++digits;
+        else if (c == '.')
+            point = true;
+        else if (c != '-')
+            return false;  // an exponent
+    }
+    return point && digits <= kMaxExactDigits;
+}
+
 namespace {
 
 namespace bj = boost::json;
@@ -153,7 +169,7 @@ public:
     }
 
     bool on_double(double d, bj::string_view s, bj::error_code& ec) {
-        if (number_.empty() && exact_fraction(std::string_view(s.data(), s.size()))) {
+        if (number_.empty() && exact_decimal_fraction(std::string_view(s.data(), s.size()))) {
             stack_.push_double(d);
             return true;
         }
@@ -224,25 +240,6 @@ private:
 
     bool same_key(std::size_t a, std::size_t b) const {
         return keys_[a].hash == keys_[b].hash && key_at(a) == key_at(b);
-    }
-
-    /// Whether Boost.JSON's double for the whole literal `s` is already correctly rounded: a fraction of at most
-    /// 15 digits and no exponent is m / 10^f with m < 10^15 < 2^53 and f <= 15, both exact as doubles, which
-    /// Boost.JSON computes as one division (detail::dec_to_float), rounded once (Clinger's fast path). Most amounts
-    /// of an order are such literals; the others go through std::from_chars.
-    static bool exact_fraction(std::string_view s) {
-        constexpr std::size_t kMaxExactDigits = 15;
-        std::size_t digits = 0;
-        bool point = false;
-        for (const char c : s) {
-            if (c >= '0' && c <= '9')
-                ++digits;
-            else if (c == '.')
-                point = true;
-            else if (c != '-')
-                return false;  // an exponent
-        }
-        return point && digits <= kMaxExactDigits;
     }
 
     /// FNV-1a: a handful of instructions per byte of short keys.

@@ -35,4 +35,10 @@ ParseResult parse_strict(std::string_view text, const ParseLimits& limits = {});
 /// nor freed one by one.
 ParseResult parse_strict(std::string_view text, boost::json::monotonic_resource& arena, const ParseLimits& limits = {});
 
+/// Whether Boost.JSON's double for the whole number literal `s` is already correctly rounded: a fraction of at most
+/// 15 digits and no exponent is m / 10^f with m < 10^15 < 2^53 and f <= 15, both exact as doubles, which Boost.JSON
+/// computes as one division (detail::dec_to_float), rounded once (Clinger's fast path). Most amounts of an order are
+/// such literals; parse_strict reads the others again through std::from_chars.
+bool exact_decimal_fraction(std::string_view s);
+
 }  // namespace common::json

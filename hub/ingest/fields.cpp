@@ -47,6 +47,7 @@ std::optional<std::string_view> check_text(const boost::json::value& v, const Sc
         return std::nullopt;
     }
     const std::string_view text(s->data(), s->size());
+    if (text_fits(text, rule)) return text;
     if (text.size() < rule.min_bytes) {
         scope.add(key, "must not be empty");
         return std::nullopt;

@@ -104,6 +104,20 @@ inline constexpr TextRule kAddressRule{0, kMaxAddressBytes};
 inline constexpr TextRule kNameRule{0, kMaxNameBytes};
 inline constexpr TextRule kCarFieldRule{0, kMaxCarFieldBytes};
 
+/// Whether a string's `text` passes `rule` (check_text() names what it does not pass).
+inline bool text_fits(std::string_view text, TextRule rule) {
+    return text.size() >= rule.min_bytes && text.size() <= rule.max_bytes && text.find('\0') == std::string_view::npos;
+}
+
+// The POS order carries line totals (product.md section 6): price × quantity per item, and option price × option
+// quantity × item quantity per modifier. Each is money, so it has the bound of an amount, in thousandths.
+inline constexpr Money kMaxLineTotal = kMaxMoneyUnits * 1000;
+
+/// True when `amount` × `quantity` passes kMaxLineTotal, computed without overflow (`amount` is below 10^16).
+inline bool line_too_large(Money amount, std::int64_t quantity) {
+    return quantity > 0 && amount > kMaxLineTotal / quantity;
+}
+
 /// '#' and 3 or 6 hex digits: "#fa0", "#1A2B3C".
 bool is_color(std::string_view s);
 

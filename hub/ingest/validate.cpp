@@ -89,13 +89,6 @@ void check_customer(const Members& o, const Scope& parent, std::optional<Custome
     if (const auto address = optional_text(customer, scope, "address", kAddressRule)) data.address.emplace(*address);
 }
 
-// The POS order carries line totals (product.md section 6): price × quantity per item, and option price × option
-// quantity × item quantity per modifier. Each is money, so it has the bound of an amount, in thousandths.
-constexpr Money kMaxLineTotal = kMaxMoneyUnits * 1000;
-
-/// True when `amount` × `quantity` passes kMaxLineTotal, computed without overflow (`amount` is below 10^16).
-bool line_too_large(Money amount, std::int64_t quantity) { return quantity > 0 && amount > kMaxLineTotal / quantity; }
-
 /// The members of the object `v` is, or none after noting in `scope` that it must be one.
 std::optional<Members> members_of(const bj::value& v, const Scope& scope) {
     const bj::object* o = v.if_object();

@@ -82,6 +82,8 @@ struct OrderOption {
     std::string id;
     Money price = 0;
     std::int64_t quantity = 0;
+
+    bool operator==(const OrderOption&) const = default;
 };
 
 /// One line of an order_created payload.
@@ -91,17 +93,23 @@ struct OrderItem {
     Money price = 0;
     std::string note;
     std::vector<OrderOption> options;
+
+    bool operator==(const OrderItem&) const = default;
 };
 
 /// payload.car_data of an order_created event.
 struct CarData {
     std::string color, plate_number, plate_letters, car_brand;
+
+    bool operator==(const CarData&) const = default;
 };
 
 /// payload.customer of an order_created event.
 struct Customer {
     std::string name, phone;
     std::optional<std::string> address;
+
+    bool operator==(const Customer&) const = default;
 };
 
 /// The validated payload of an order_created event.
@@ -113,12 +121,16 @@ struct OrderCreated {
     std::optional<CarData> car_data;
     std::optional<Customer> customer;
     std::vector<OrderItem> items;
+
+    bool operator==(const OrderCreated&) const = default;
 };
 
 /// The validated payload of an order_updated event.
 struct OrderUpdated {
     std::string order_id;
     std::string status;
+
+    bool operator==(const OrderUpdated&) const = default;
 };
 
 /// The validated envelope fields common to both events.
@@ -126,12 +138,16 @@ struct Envelope {
     std::string event;
     Timestamp event_time;
     std::string branch_id;
+
+    bool operator==(const Envelope&) const = default;
 };
 
 /// A webhook body that passed every rule.
 struct Validated {
     Envelope envelope;
     std::variant<OrderCreated, OrderUpdated> payload;
+
+    bool operator==(const Validated&) const = default;
 };
 
 /// Either `value`, or an `error_code` (kError* above) with every problem found in `errors`.
