@@ -9,6 +9,7 @@
 #include "common/json/parse.hpp"
 #include "common/log/log.hpp"
 #include "hub/ingest/inbox_keys.hpp"
+#include "hub/ingest/plain_webhook.hpp"
 #include "hub/ingest/signature.hpp"
 #include "hub/ingest/store.hpp"
 #include "hub/ingest/validate.hpp"
@@ -46,9 +47,9 @@ void set_inbox(InboxRecord& inbox, const IngestResult& result) {
     inbox.error_code = result.inbox_error_code();
 }
 
-/// Parses and validates `inbox.body` into `checked` (empty): the webhook in its `value`, or none with `result` saying
-/// why it was refused.
-void check(InboxRecord& inbox, IngestResult& result, ValidationResult& checked) {
+/// Parses `inbox.body` as a document and validates it into `checked` (empty): the webhook in its `value`, or none
+/// with `result` saying why it was refused (and the inbox row the keys read from the document).
+void read_document(InboxRecord& inbox, IngestResult& result, ValidationResult& checked) {
     // The document lives only here (what is kept is copied out of it): its values come from this arena, released
     // with it at once.
     std::array<unsigned char, kDocumentStackBytes> first;
@@ -69,7 +70,18 @@ void check(InboxRecord& inbox, IngestResult& result, ValidationResult& checked) 
         result.event = inbox.event;
         result.kind = refusal_kind(checked.error_code);
         result.errors = std::move(checked.errors);
-        return;
+    }
+}
+
+/// Parses and validates `inbox.body` into `checked` (empty): the webhook in its `value`, or none with `result` saying
+/// why it was refused.
+void check(InboxRecord& inbox, IngestResult& result, ValidationResult& checked) {
+    // A valid body of the plain shape is read straight into its order; any other is read again as a document,
+    // which names every problem (hub/ingest/plain_webhook.hpp).
+    if (!read_plain_webhook(inbox.body, checked.value.emplace())) {
+        checked.value.reset();
+        read_document(inbox, result, checked);
+        if (!checked.value) return;
     }
     // A valid body's keys are its validated values (what inbox_keys() reads from the document, without reading it
     // again); its order id is kept whatever its bytes, as it is stored with the order.

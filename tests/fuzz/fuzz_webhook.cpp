@@ -1,7 +1,8 @@
 // Webhook bodies as the hub reads them: strict JSON parsing, then validation of order_created / order_updated.
 // Beyond "no crash, no sanitizer finding" it checks what the rest of the hub relies on: an accepted body is
 // within every bound of hub/ingest/validate.hpp, a refused one carries a known error code and its problems,
-// and a parsed document serialized and parsed again is the same document with the same verdict.
+// a parsed document serialized and parsed again is the same document with the same verdict, and the fast path
+// (hub/ingest/plain_webhook.hpp) accepts only what the full path accepts, reading the same order.
 
 #include <boost/json/serialize.hpp>
 
@@ -12,6 +13,7 @@
 #include <variant>
 
 #include "common/json/parse.hpp"
+#include "hub/ingest/plain_webhook.hpp"
 #include "hub/ingest/timestamp.hpp"
 #include "hub/ingest/validate.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
@@ -112,13 +114,21 @@ void check_result(const ValidationResult& r) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    // The fast path (hub/ingest/plain_webhook.hpp) accepts only what the full path accepts, with the same order.
+    Validated plain;
+    const bool read_plain = read_plain_webhook(text, plain);
     const common::json::ParseResult parsed = common::json::parse_strict(text);
     if (!parsed.value) {
         require(!parsed.error.empty(), "a refused document has an error message");
+        require(!read_plain, "the plain path declines what parse_strict refuses");
         return 0;
     }
     const ValidationResult result = validate_webhook(*parsed.value);
     check_result(result);
+    if (read_plain) {
+        require(result.value.has_value(), "the plain path declines what the validator refuses");
+        require(*result.value == plain, "the plain path reads the order the validator reads");
+    }
 
     // The inbox keeps raw bodies and replays run them again: parsing is a pure function of the document.
     const std::string again = boost::json::serialize(*parsed.value);
