@@ -178,11 +178,16 @@ public:
     bool on_key(bj::string_view s, std::size_t, bj::error_code& ec) {
         const Shape shape = shape_of(here());
         const std::string_view key(s.data(), s.size());
-        for (std::size_t i = 0; i < shape.count; ++i) {
+        Frame& frame = frames_[depth_];
+        // From the member after the last one found: a body that lists its members in the interface's order (as
+        // most do) finds each at the first comparison. Any order finds every member.
+        std::size_t i = frame.next;
+        for (std::size_t k = 0; k < shape.count; ++k, ++i) {
+            if (i == shape.count) i = 0;
             if (shape.names[i] != key) continue;
-            Frame& frame = frames_[depth_];
             if ((frame.seen & bit(i)) != 0) return decline(ec);  // a repeated key
             frame.seen |= bit(i);
+            frame.next = static_cast<std::uint8_t>(i + 1);
             member_ = static_cast<std::uint8_t>(i);
             return true;
         }
@@ -253,6 +258,7 @@ public:
 private:
     struct Frame {
         Where where = Where::top;
+        std::uint8_t next = 0;  // where the search for the next key starts
         std::uint32_t seen = 0;
     };
 
@@ -260,7 +266,7 @@ private:
 
     bool enter(Where where, bj::error_code& ec) {
         if (depth_ + 1 == frames_.size()) return decline(ec);
-        frames_[++depth_] = Frame{where, 0};
+        frames_[++depth_] = Frame{where, 0, 0};
         return true;
     }
 
