@@ -1,5 +1,6 @@
 // Microbenchmark of the webhook path before the database: strict JSON parsing and validation of the interface's
-// example order_created (deploy/examples/order-created.json), and what the order store derives from a validated
+// example order_created (deploy/examples/order-created.json), the fast reader that does both without a document
+// (read_plain_webhook), and what the order store derives from a validated
 // order (payload hash and order document). Reports per-core throughput (items_per_second: one thread) and
 // heap allocations per request, counted by the global operator new below (this binary only).
 //   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DORDERHUB_BENCH=ON && cmake --build build-bench
@@ -18,6 +19,7 @@
 #include "common/crypto/uuid.hpp"
 #include "common/json/parse.hpp"
 #include "hub/ingest/order_document.hpp"
+#include "hub/ingest/plain_webhook.hpp"
 #include "hub/ingest/validate.hpp"
 
 namespace {
@@ -83,6 +85,17 @@ void bm_parse_and_validate(benchmark::State& state) {
     count.report(state);
 }
 
+// The ingest path's fast reader since 2026-12-06: the same body read straight into its order, no document.
+void bm_read_plain(benchmark::State& state) {
+    AllocationCounter count;
+    for (auto _ : state) {
+        hub::ingest::Validated v;
+        if (!hub::ingest::read_plain_webhook(body(), v)) state.SkipWithError("the example is not read as plain");
+        benchmark::DoNotOptimize(v);
+    }
+    count.report(state);
+}
+
 void bm_store_inputs(benchmark::State& state) {
     const auto parsed = common::json::parse_strict(body());
     const auto v = hub::ingest::validate_webhook(*parsed.value);
@@ -124,6 +137,7 @@ void bm_uuid_v7(benchmark::State& state) {
 BENCHMARK(bm_parse);
 BENCHMARK(bm_validate);
 BENCHMARK(bm_parse_and_validate);
+BENCHMARK(bm_read_plain);
 BENCHMARK(bm_store_inputs);
 BENCHMARK(bm_order_forms);
 BENCHMARK(bm_uuid_v7);
