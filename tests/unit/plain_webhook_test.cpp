@@ -157,6 +157,17 @@ TEST_CASE("the plain path reads the interface's examples as the validator does",
     const auto example = read_file(std::filesystem::path(ORDERHUB_SOURCE_DIR) / "deploy/examples/order-created.json");
     REQUIRE_FALSE(example.empty());
     CHECK(agrees(example));
+    // fuzz_webhook's seed of the plain shape: compact, escaped values, scheduled with an offset, a null note and
+    // address, an item's members in another order, the bounds' edges (quantity 10000 × price 100000).
+    const auto seed = read_file(std::filesystem::path(ORDERHUB_SOURCE_DIR) /
+                                "tests/fuzz/corpus/fuzz_webhook/valid-created-plain-compact-escaped.json");
+    REQUIRE(plain(seed).has_value());
+    CHECK(agrees(seed));
+    const auto order = std::get<OrderCreated>(plain(seed)->payload);
+    CHECK(plain(seed)->envelope.branch_id == "b-\u00e9\"1");
+    CHECK(order.payment_method == "c\\a/sh");
+    CHECK(order.schedule_date.has_value());
+    CHECK(order.items.at(1).price == 1);
 }
 
 TEST_CASE("the plain path declines every refused fixture and reads the valid ones as the validator does",
