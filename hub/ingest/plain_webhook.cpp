@@ -77,19 +77,22 @@ enum OptionMember : std::uint8_t { kOptionId, kOptionPrice, kOptionQuantity };
 
 constexpr std::uint32_t bit(unsigned member) { return 1U << member; }
 
+/// Every member of an object of `count` members.
+constexpr std::uint32_t every(std::size_t count) { return (1U << count) - 1; }
+
 Shape shape_of(Where where) {
     switch (where) {
-        case Where::root: return {kRootNames.data(), kRootNames.size(), 0xFU};
+        case Where::root: return {kRootNames.data(), kRootNames.size(), every(kRootNames.size())};
         case Where::created:
             return {kCreatedNames.data(), kCreatedNames.size(),
                     bit(kId) | bit(kPaymentMethod) | bit(kOrderType) | bit(kSubtotal) | bit(kTax) | bit(kDiscount) |
                         bit(kTotal) | bit(kIsSchedule) | bit(kItems)};
-        case Where::updated: return {kUpdatedNames.data(), kUpdatedNames.size(), 0x3U};
-        case Where::car: return {kCarNames.data(), kCarNames.size(), 0xFU};
+        case Where::updated: return {kUpdatedNames.data(), kUpdatedNames.size(), every(kUpdatedNames.size())};
+        case Where::car: return {kCarNames.data(), kCarNames.size(), every(kCarNames.size())};
         case Where::customer: return {kCustomerNames.data(), kCustomerNames.size(), bit(kName) | bit(kPhone)};
         case Where::item:
             return {kItemNames.data(), kItemNames.size(), bit(kItemId) | bit(kItemQuantity) | bit(kItemPrice)};
-        case Where::option: return {kOptionNames.data(), kOptionNames.size(), 0x7U};
+        case Where::option: return {kOptionNames.data(), kOptionNames.size(), every(kOptionNames.size())};
         default: return {nullptr, 0, 0};
     }
 }
@@ -275,26 +278,16 @@ private:
         return false;
     }
 
-    /// `value` into `out` when it passes `rule`.
+    /// `value` into `out` when `fits`, the member's rule, holds for it.
+    static bool keep(bool fits, std::string_view value, std::string& out, bj::error_code& ec) {
+        if (!fits) return decline(ec);
+        out.assign(value);
+        return true;
+    }
+
+    /// A text under `rule` into `out`.
     static bool keep(std::string_view value, TextRule rule, std::string& out, bj::error_code& ec) {
-        if (!text_fits(value, rule)) return decline(ec);
-        out.assign(value);
-        return true;
-    }
-
-    template <std::size_t N>
-    static bool keep_one_of(std::string_view value, const std::array<std::string_view, N>& allowed, std::string& out,
-                            bj::error_code& ec) {
-        if (!is_one_of(value, allowed)) return decline(ec);
-        out.assign(value);
-        return true;
-    }
-
-    static bool keep_form(std::string_view value, bool (*fits)(std::string_view), std::string& out,
-                          bj::error_code& ec) {
-        if (!fits(value)) return decline(ec);
-        out.assign(value);
-        return true;
+        return keep(text_fits(value, rule), value, out, ec);
     }
 
     static bool keep_time(std::string_view value, Timestamp& out, bj::error_code& ec) {
@@ -327,16 +320,16 @@ private:
                 switch (member_) {
                     case kId: return keep(value, fields::kIdRule, order_->external_id, ec);
                     case kPaymentMethod: return keep(value, fields::kPaymentMethodRule, order_->payment_method, ec);
-                    case kOrderType: return keep_one_of(value, kOrderTypes, order_->order_type, ec);
+                    case kOrderType: return keep(is_one_of(value, kOrderTypes), value, order_->order_type, ec);
                     case kNote: return keep(value, fields::kNoteRule, order_->note, ec);
                     case kScheduleDate: return keep_time(value, order_->schedule_date.emplace(), ec);
                     default: return decline(ec);
                 }
             case Where::updated:
                 if (member_ == kOrderId) return keep(value, fields::kIdRule, update_->order_id, ec);
-                return keep_one_of(value, kDeliveryStatuses, update_->status, ec);
+                return keep(is_one_of(value, kDeliveryStatuses), value, update_->status, ec);
             case Where::car:
-                if (member_ == kColor) return keep_form(value, is_color, car_->color, ec);
+                if (member_ == kColor) return keep(is_color(value), value, car_->color, ec);
                 return keep(value, fields::kCarFieldRule,
                             member_ == kPlateNumber    ? car_->plate_number
                             : member_ == kPlateLetters ? car_->plate_letters
@@ -345,7 +338,7 @@ private:
             case Where::customer:
                 switch (member_) {
                     case kName: return keep(value, fields::kNameRule, customer_->name, ec);
-                    case kPhone: return keep_form(value, is_phone, customer_->phone, ec);
+                    case kPhone: return keep(is_phone(value), value, customer_->phone, ec);
                     default: return keep(value, fields::kAddressRule, customer_->address.emplace(), ec);
                 }
             case Where::item:

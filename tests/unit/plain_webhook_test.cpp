@@ -30,6 +30,7 @@ namespace bj = boost::json;
 using namespace hub::ingest;
 
 using webhook_bodies::kUpdated;
+using webhook_bodies::set_at;
 
 /// The validator test's order with a second item, which has neither note nor options.
 const std::string kCreated = [] {
@@ -99,50 +100,23 @@ std::string text_of(const bj::value& v) {
     return bj::serialize(v);
 }
 
-/// Every JSON pointer of `v`'s members and elements, depth first.
-void pointers(const bj::value& v, const std::string& at, std::vector<std::string>& out) {
+/// Every JSON pointer of `v`'s members and elements, depth first, into `all`; those of its objects (itself, "",
+/// included) into `objects` too.
+void pointers(const bj::value& v, const std::string& at, std::vector<std::string>& all,
+              std::vector<std::string>& objects) {
     if (const auto* o = v.if_object()) {
+        objects.push_back(at);
         for (const auto& member : *o) {
             const std::string here = at + "/" + std::string(member.key());
-            out.push_back(here);
-            pointers(member.value(), here, out);
+            all.push_back(here);
+            pointers(member.value(), here, all, objects);
         }
     } else if (const auto* a = v.if_array()) {
         for (std::size_t i = 0; i < a->size(); ++i) {
             const std::string here = at + "/" + std::to_string(i);
-            out.push_back(here);
-            pointers((*a)[i], here, out);
+            all.push_back(here);
+            pointers((*a)[i], here, all, objects);
         }
-    }
-}
-
-/// The value at `pointer` (keys and indices, no escapes); its parent and last token.
-std::pair<bj::value*, std::string> parent_of(bj::value& root, const std::string& pointer) {
-    std::vector<std::string> tokens;
-    for (std::size_t pos = 1; pos <= pointer.size();) {
-        const std::size_t next = std::min(pointer.find('/', pos), pointer.size());
-        tokens.push_back(pointer.substr(pos, next - pos));
-        pos = next + 1;
-    }
-    bj::value* node = &root;
-    for (std::size_t i = 0; i + 1 < tokens.size(); ++i)
-        node = node->is_array() ? &node->as_array().at(std::stoul(tokens[i])) : &node->as_object().at(tokens[i]);
-    return {node, tokens.back()};
-}
-
-void set_at(bj::value& root, const std::string& pointer, const std::optional<bj::value>& value) {
-    auto [parent, last] = parent_of(root, pointer);
-    if (parent->is_array()) {
-        auto& array = parent->as_array();
-        const std::size_t i = std::stoul(last);
-        if (value)
-            array.at(i) = *value;
-        else
-            array.erase(array.begin() + static_cast<std::ptrdiff_t>(i));
-    } else if (value) {
-        parent->as_object()[last] = *value;
-    } else {
-        parent->as_object().erase(last);
     }
 }
 
@@ -238,7 +212,8 @@ TEST_CASE("the plain path never accepts what the validator refuses, member by me
     for (const std::string_view base : {std::string_view(kCreated), kUpdated}) {
         const bj::value original = bj::parse(base);
         std::vector<std::string> all;
-        pointers(original, "", all);
+        std::vector<std::string> objects;
+        pointers(original, "", all, objects);
         for (const std::string& pointer : all) {
             for (const auto& replacement : replacements) {
                 bj::value body = original;
@@ -248,20 +223,9 @@ TEST_CASE("the plain path never accepts what the validator refuses, member by me
             }
         }
         // An unknown member, and a repeated one, in every object.
-        std::vector<std::string> objects = {""};
-        for (const std::string& pointer : all) {
-            bj::value copy = original;
-            auto [parent, last] = parent_of(copy, pointer);
-            const bj::value& v =
-                parent->is_array() ? parent->as_array().at(std::stoul(last)) : parent->as_object().at(last);
-            if (v.is_object()) objects.push_back(pointer);
-        }
         for (const std::string& pointer : objects) {
             bj::value body = original;
-            bj::value& object = pointer.empty() ? body : [&]() -> bj::value& {
-                auto [parent, last] = parent_of(body, pointer);
-                return parent->is_array() ? parent->as_array().at(std::stoul(last)) : parent->as_object().at(last);
-            }();
+            bj::value& object = body.at_pointer(pointer);
             const std::string first_key(object.as_object().begin()->key());
             std::string text = text_of(body);
             // The serialized object's first member, written once more in front of it.
@@ -276,7 +240,7 @@ TEST_CASE("the plain path never accepts what the validator refuses, member by me
             object.as_object()["x-unknown"] = 1;
             const std::string unknown = text_of(body);
             CHECK_FALSE(plain(unknown).has_value());
-            agrees(unknown);
+            CHECK(full(unknown).has_value());  // valid, outside the plain shape: left to the full path
         }
     }
     INFO(accepted << " of " << bodies << " bodies accepted by the plain path");

@@ -1,8 +1,17 @@
 #pragma once
 
-// Webhook bodies of the interface's shape, shared by the tests of the validator and of its fast path.
+// Webhook bodies of the interface's shape and a way to change them, shared by the tests of the validator and of its
+// fast path.
 
+#include <boost/json/value.hpp>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace webhook_bodies {
 
@@ -36,5 +45,36 @@ inline constexpr std::string_view kUpdated = R"({
   "branch_id": "branch-001",
   "payload": {"order_id": "ORD-1001", "status": "on_the_way"}
 })";
+
+// Sets the value at a JSON pointer made of keys and indices (no escapes; index == size appends);
+// std::nullopt removes it.
+inline void set_at(boost::json::value& root, std::string_view pointer, const std::optional<boost::json::value>& value) {
+    std::vector<std::string> tokens;
+    for (std::size_t pos = 1; pos <= pointer.size();) {
+        const std::size_t next = std::min(pointer.find('/', pos), pointer.size());
+        tokens.emplace_back(pointer.substr(pos, next - pos));
+        pos = next + 1;
+    }
+    REQUIRE_FALSE(tokens.empty());
+    boost::json::value* node = &root;
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+        node = node->is_array() ? &node->as_array().at(std::stoul(tokens[i])) : &node->as_object().at(tokens[i]);
+    }
+    const std::string& last = tokens.back();
+    if (node->is_array()) {
+        auto& array = node->as_array();
+        if (value && std::stoul(last) == array.size()) {
+            array.push_back(*value);
+        } else if (value) {
+            array.at(std::stoul(last)) = *value;
+        } else {
+            array.erase(array.begin() + static_cast<std::ptrdiff_t>(std::stoul(last)));
+        }
+    } else if (value) {
+        node->as_object()[last] = *value;
+    } else {
+        REQUIRE(node->as_object().erase(last) == 1);
+    }
+}
 
 }  // namespace webhook_bodies

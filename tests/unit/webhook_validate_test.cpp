@@ -24,39 +24,9 @@ using namespace hub::ingest;
 
 using webhook_bodies::kCreated;
 using webhook_bodies::kUpdated;
+using webhook_bodies::set_at;
 
 bj::value json_of(std::string_view text) { return bj::parse(text); }
-
-// Sets the value at a JSON pointer made of keys and indices (no escapes; index == size appends);
-// std::nullopt removes it.
-void set_at(bj::value& root, std::string_view pointer, const std::optional<bj::value>& value) {
-    std::vector<std::string> tokens;
-    for (std::size_t pos = 1; pos <= pointer.size();) {
-        const std::size_t next = std::min(pointer.find('/', pos), pointer.size());
-        tokens.emplace_back(pointer.substr(pos, next - pos));
-        pos = next + 1;
-    }
-    REQUIRE_FALSE(tokens.empty());
-    bj::value* node = &root;
-    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-        node = node->is_array() ? &node->as_array().at(std::stoul(tokens[i])) : &node->as_object().at(tokens[i]);
-    }
-    const std::string& last = tokens.back();
-    if (node->is_array()) {
-        auto& array = node->as_array();
-        if (value && std::stoul(last) == array.size()) {
-            array.push_back(*value);
-        } else if (value) {
-            array.at(std::stoul(last)) = *value;
-        } else {
-            array.erase(array.begin() + static_cast<std::ptrdiff_t>(std::stoul(last)));
-        }
-    } else if (value) {
-        node->as_object()[last] = *value;
-    } else {
-        REQUIRE(node->as_object().erase(last) == 1);
-    }
-}
 
 bj::value with(std::string_view base, std::string_view pointer, const std::optional<bj::value>& value) {
     bj::value body = json_of(base);
