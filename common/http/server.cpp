@@ -17,6 +17,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <iterator>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -36,6 +37,8 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+/// A request's parser, its header fields allocated from the arena serve_one gives it.
+using RequestParser = bhttp::request_parser<bhttp::string_body, std::pmr::polymorphic_allocator<char>>;
 /// The most one read of a request takes, as Beast's own read loop asks of beast::read_size.
 constexpr std::size_t kReadSize = 65536;
 namespace ssl = boost::asio::ssl;
@@ -129,7 +132,36 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     // 9.3.2): a body there would be read as the next answer on a kept connection.
     template <class C>
     asio::awaitable<bool> write(C& c, const Request& meta, Response& r, unsigned version, bool keep_alive) {
-        bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), 11};
+        const std::string head = answer_head(meta, r, version, keep_alive);
+        // Header and body go out in one gathered write. Beast's own async_write walks its serializer's buffer views
+        // on every step of its composed operation: about a tenth of the hub's instructions for a 200-byte answer
+        // (docs/performance.md).
+        const std::array<asio::const_buffer, 2> wire{asio::buffer(head), asio::buffer(r.body)};
+        c.arm(limits.write_timeout);
+        auto [ec, n] = co_await asio::async_write(c.stream, wire, kTuple);
+        c.disarm();
+        co_return !ec;
+    }
+
+    /// Most answers' headers fit in this many bytes: answer_head allocates once.
+    static constexpr std::size_t kHeaderReserve = 256;
+    /// Room for an answer's header fields while they are put together (Beast allocates each field): the usual
+    /// four or five take about 300 bytes; more continue on the heap.
+    static constexpr std::size_t kFieldsArenaBytes = 1024;
+
+    /// The header of the answer `r` (status line, fields and the blank line) as Beast's serializer writes it: the
+    /// fields set on a response whose field allocations come from an arena on this stack, then read from Beast's own
+    /// header writer (`basic_fields::writer`) in one pass. Through the serializer, the same buffers came wrapped in
+    /// its views for partial writes, whose every step was 2 % of the network thread's samples. A HEAD answer keeps
+    /// the GET answer's Content-Length and has no content: `r.body` is emptied.
+    static std::string answer_head(const Request& meta, Response& r, unsigned version, bool keep_alive) {
+        std::array<std::byte, kFieldsArenaBytes> space;  // NOLINT(cppcoreguidelines-pro-type-member-init): arena
+        std::pmr::monotonic_buffer_resource arena(space.data(), space.size());
+        using Fields = bhttp::basic_fields<std::pmr::polymorphic_allocator<char>>;
+        bhttp::response_header<Fields> header{Fields::allocator_type(&arena)};
+        header.result(static_cast<bhttp::status>(r.status));
+        header.version(11);
+        bhttp::response<bhttp::string_body, Fields> res{std::move(header)};
         res.set(bhttp::field::server, "orderhub");
         res.set(bhttp::field::content_type, r.content_type);
         if (!meta.request_id.empty()) res.set("X-Request-Id", meta.request_id);
@@ -138,29 +170,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         res.keep_alive(keep_alive);
         if (keep_alive && version == 10) res.set(bhttp::field::connection, "keep-alive");
         res.prepare_payload();
-        if (meta.method == "HEAD") res.body().clear();  // after prepare_payload: Content-Length stays the GET's
-        // Beast serializes the header into memory; header and body then go out in one gathered write. Beast's
-        // own async_write walks its serializer's buffer views on every step of its composed operation: about a
-        // tenth of the hub's instructions for a 200-byte answer (docs/performance.md).
-        const std::string head = header_text(res);
-        const std::array<asio::const_buffer, 2> wire{asio::buffer(head), asio::buffer(res.body())};
-        c.arm(limits.write_timeout);
-        auto [ec, n] = co_await asio::async_write(c.stream, wire, kTuple);
-        c.disarm();
         r.body = std::move(res.body());
-        co_return !ec;
-    }
-
-    /// Most answers' headers fit in this many bytes: header_text allocates once.
-    static constexpr std::size_t kHeaderReserve = 256;
-
-    /// The header of `res` (status line, fields and the blank line) as Beast's serializer writes it: read from the
-    /// serializer's own header writer (`basic_fields::writer`) in one pass. Through the serializer, the same buffers
-    /// came wrapped in its views for partial writes, whose every step was 2 % of the network thread's samples.
-    static std::string header_text(const bhttp::response<bhttp::string_body>& res) {
+        if (meta.method == "HEAD") r.body.clear();  // after prepare_payload: Content-Length stays the GET's
         std::string head;
         head.reserve(kHeaderReserve);
-        const bhttp::fields::writer writer(res, res.version(), res.result_int());
+        const Fields::writer writer(res, res.version(), res.result_int());
         const auto buffers = writer.get();  // named: the range below refers to it
         for (const auto b : beast::buffers_range_ref(buffers))
             head.append(static_cast<const char*>(b.data()), b.size());
@@ -245,7 +259,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
     /// What is known of a request as soon as its request line was parsed, even when a limit stopped the rest.
     template <class C>
-    static Request request_line(C& c, const bhttp::request_parser<bhttp::string_body>& parser) {
+    static Request request_line(C& c, const RequestParser& parser) {
         Request meta;
         if (c.remote.empty()) {
             boost::system::error_code rec;
@@ -267,6 +281,18 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         meta.method = std::string(h.method_string());
         meta.target = std::string(h.target());
         meta.path = meta.target.substr(0, meta.target.find('?'));
+        return meta;
+    }
+
+    /// The connection's copy of `req`'s request line and ids (Conn::meta), its strings' room reused.
+    static Request& keep_line(Conn& c, const Request& req) {
+        Request& meta = c.meta;
+        meta.method = req.method;
+        meta.target = req.target;
+        meta.path = req.path;
+        meta.request_id = req.request_id;
+        meta.trace_id = req.trace_id;
+        meta.remote = req.remote;
         return meta;
     }
 
@@ -328,8 +354,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     }
 
     /// Feeds the parser what `buffer` holds, as async_read would before reading more; need_more is no error here.
-    static beast::error_code parse_buffered(bhttp::request_parser<bhttp::string_body>& parser,
-                                            beast::flat_buffer& buffer) {
+    static beast::error_code parse_buffered(RequestParser& parser, beast::flat_buffer& buffer) {
         parser.eager(true);  // the header and as much of the body as is there, as bhttp::read does
         beast::error_code ec;
         while (!parser.is_done() && buffer.size() > 0) {
@@ -347,7 +372,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     /// Reads one request, runs the handler and writes (or streams) its answer.
     template <class C>
     asio::awaitable<After> serve_one(std::shared_ptr<C> c, beast::flat_buffer& buffer) {
-        bhttp::request_parser<bhttp::string_body> parser;
+        // The request's header fields (Beast allocates each) come from an arena in this frame, released with it.
+        std::array<std::byte, kFieldsArenaBytes> space;  // NOLINT(cppcoreguidelines-pro-type-member-init): arena
+        std::pmr::monotonic_buffer_resource arena(space.data(), space.size());
+        RequestParser parser(std::piecewise_construct, std::make_tuple(),
+                             std::make_tuple(std::pmr::polymorphic_allocator<char>(&arena)));
         parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
         parser.body_limit(limits.max_body);
         const auto started = std::chrono::steady_clock::now();
@@ -377,7 +406,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             timed_out = c->timed_out;
             c->disarm();
         }
-        Request meta = request_line(*c, parser);
+        Request req = request_line(*c, parser);
+        Request& meta = keep_line(*c, req);
         if (ec) {
             std::optional<Response> refusal = unreadable(meta, ec, timed_out);
             if (!refusal) co_return After::close;
@@ -389,9 +419,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         auto& msg = parser.get();
         const unsigned version = msg.version();
         const bool client_keep_alive = msg.keep_alive();
-        // The handler's copy takes the headers and the body; the session's (`meta`, for the answer and the access
+        // The handler's request takes the headers and the body; the session's (`meta`, for the answer and the access
         // log) keeps the request line and ids only.
-        Request req = meta;
         req.headers.reserve(static_cast<std::size_t>(std::distance(msg.begin(), msg.end())));
         for (const auto& f : msg) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
         req.body = std::move(msg.body());

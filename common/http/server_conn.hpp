@@ -69,7 +69,11 @@ struct Conn : std::enable_shared_from_this<Conn> {
     Clock::time_point wake_at{};  ///< when `timer` ends its wait, while `waiting`
     bool waiting = false;
     std::uint64_t generation = 0;  ///< of the timer's wait: an earlier wait's completion is ignored
-    /// While the session awaits its handler: the request (its line and ids, in the session's frame). Its deadline
+    /// What the session keeps of its current request for the answer and the access log: the request line and ids,
+    /// without headers or body. Kept here, its strings' room serves the next request on the connection: the
+    /// handler's request takes freshly allocated ones, and these are copied from it without allocating.
+    Request meta;
+    /// While the session awaits its handler: the request (`meta`). Its deadline
     /// passing then calls on_handler_timeout, which answers 503 without the handler; the session, once its
     /// handler returns, finds handler_timed_out and leaves the connection to that answer.
     const Request* handling = nullptr;

@@ -12,6 +12,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "tests/unit/http_support.hpp"
 
@@ -314,4 +317,76 @@ TEST_CASE("server: a request is read whole however it arrives, and answered with
     bad.bound_reads(std::chrono::seconds(20));
     asio::write(bad.socket, asio::buffer(std::string_view("GET /h HTTP/1.1\r\nHost x\r\n\r\n")));
     CHECK(bad.receive().result_int() == 400);
+}
+
+namespace http_server_lines {
+
+/// Answers with what reached the handler: its path, request id and every header, one per line.
+asio::awaitable<Response> echo_headers(Request r) {
+    Response res;
+    res.content_type = "text/plain";
+    res.body = r.path + " " + r.request_id + "\n";
+    for (const auto& [k, v] : r.headers) res.body += k + ": " + v + "\n";
+    co_return res;
+}
+
+}  // namespace http_server_lines
+
+TEST_CASE("server: each request on a kept connection has its own line, ids and headers, however many it has",
+          "[http]") {
+    // The session keeps each request's line and ids in its connection (their strings' room reused from one
+    // request to the next) and parses the header fields into an arena of 1 kB that spills to the heap: a request
+    // after a longer one, or with far more headers than the arena holds, is answered and logged as its own.
+    Loop loop;
+    std::mutex logged_mutex;
+    std::vector<std::string> logged;  // "METHOD path request_id status"
+    common::http::Server server(
+        loop.ioc, {"127.0.0.1", 0}, {}, http_server_lines::echo_headers, http_test::render_error,
+        [&](const Request& req, const Response& res, std::chrono::microseconds) {
+            const std::lock_guard lock(logged_mutex);
+            logged.push_back(req.method + " " + req.path + " " + req.request_id + " " + std::to_string(res.status));
+        });
+    server.start();
+    RawConnection conn(server.port());
+    conn.bound_reads(std::chrono::seconds(20));
+
+    const std::string long_path = "/" + std::string(200, 'p');
+    const std::string long_id = std::string(60, 'i');
+    std::string many;  // 120 headers of about 40 bytes: far past the arena
+    for (int k = 0; k < 120; ++k)
+        many += "X-Extra-" + std::to_string(k) + ": value-" + std::to_string(k * 7) + "-abc\r\n";
+    struct Sent {
+        std::string path, id, extra;
+        int extras = 0;
+    };
+    const std::vector<Sent> sent{{long_path, long_id, "", 0},
+                                 {"/b", "short-id", "", 0},
+                                 {"/c", "", many, 120},
+                                 {"/d?x=1", long_id + "2", "", 0}};
+    for (const auto& s : sent) {
+        std::string text = "GET " + s.path + " HTTP/1.1\r\nHost: x\r\n";
+        if (!s.id.empty()) text += "X-Request-Id: " + s.id + "\r\n";
+        text += s.extra + "\r\n";
+        asio::write(conn.socket, asio::buffer(text));
+        auto res = conn.receive();
+        REQUIRE(res.result_int() == 200);
+        const std::string path = s.path.substr(0, s.path.find('?'));
+        const std::string id(res["X-Request-Id"]);
+        if (!s.id.empty()) CHECK(id == s.id);
+        CHECK_FALSE(id.empty());  // generated when none was sent
+        const std::string& body = res.body();
+        CHECK(body.substr(0, body.find('\n')) == path + " " + id);
+        CHECK(body.find("Host: x\n") != std::string::npos);
+        for (int k = 0; k < s.extras; ++k)
+            CHECK(body.find("X-Extra-" + std::to_string(k) + ": value-" + std::to_string(k * 7) + "-abc\n") !=
+                  std::string::npos);
+        if (s.extras == 0) CHECK(body.find("X-Extra-") == std::string::npos);
+        CHECK(eventually([&] {
+            const std::lock_guard lock(logged_mutex);
+            return !logged.empty() && logged.back() == "GET " + path + " " + id + " 200";
+        }));
+    }
+    const std::lock_guard lock(logged_mutex);
+    CHECK(logged.size() == sent.size());
+    server.stop();
 }
