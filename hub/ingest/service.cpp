@@ -112,25 +112,35 @@ std::int64_t IngestService::system_clock_seconds() {
         .count();
 }
 
+// receive() and admit() are not coroutines: a webhook of a partner looked up lately, admitted, goes straight to the
+// coroutine that stores it (ingest(), which owns its inbox row), one frame and one handing over of its result fewer
+// per stored order than when receive() awaited it (docs/performance.md).
 boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest&& req) {
-    IngestResult result;
     // A key seen lately is answered at once, its partner shared; others wait for the directory.
+    if (auto now = partners_.find_now(req.key)) return admit(std::move(*now), req);
+    return look_up(req);
+}
+
+boost::asio::awaitable<IngestResult> IngestService::look_up(WebhookRequest& req) {
     std::shared_ptr<const Partner> partner;
-    if (auto now = partners_.find_now(req.key)) {
-        partner = std::move(*now);
-    } else {
-        try {
-            if (auto found = co_await partners_.find(req.key))
-                partner = std::make_shared<const Partner>(std::move(*found));
-        } catch (const std::exception&) {
-            if (!common::db::is_unavailable(std::current_exception())) throw;
-            result.kind = Kind::unavailable;
-            co_return result;
-        }
+    try {
+        if (auto found = co_await partners_.find(req.key)) partner = std::make_shared<const Partner>(std::move(*found));
+    } catch (const std::exception&) {
+        if (!common::db::is_unavailable(std::current_exception())) throw;
+        IngestResult result;
+        result.kind = Kind::unavailable;
+        co_return result;
     }
+    // Named first: GCC 12 destroys temporaries of a co_await full-expression twice.
+    auto admitted = admit(std::move(partner), req);
+    co_return co_await std::move(admitted);
+}
+
+boost::asio::awaitable<IngestResult> IngestService::admit(std::shared_ptr<const Partner> partner, WebhookRequest& req) {
+    IngestResult result;
     if (!partner) {
         result.kind = Kind::unknown_key;
-        co_return result;
+        return answered(std::move(result));
     }
     if (limiting_) {
         const RateLimit limit{partner->rate_per_second.value_or(rate_defaults_.per_second),
@@ -139,18 +149,20 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest&& req
             result.partner_id = partner->id;  // only here: the other answers are ingest()'s or the refusals'
             result.kind = Kind::rate_limited;
             result.retry_after = *wait;
-            co_return result;
+            return answered(std::move(result));
         }
     }
     if (partner->signing) {
         const std::string_view problem = signature_problem(*partner, req, clock_());
-        if (!problem.empty()) co_return co_await refuse_signature(partner->id, std::move(req), problem);
-        if (ids_ != nullptr) co_return co_await process_once(std::move(partner), std::move(req));
+        if (!problem.empty()) return refuse_signature(partner->id, std::move(req), problem);
+        if (ids_ != nullptr) return process_once(std::move(partner), std::move(req));
     }
-    // process()'s work without its frame: the inbox row is built here and lent to ingest().
-    InboxRecord inbox = inbox_of(*partner, std::move(req.request_id), std::move(req.headers_json), std::move(req.body));
-    co_return co_await ingest(partner->id, std::move(inbox), true);
+    return ingest(partner->id,
+                  inbox_of(*partner, std::move(req.request_id), std::move(req.headers_json), std::move(req.body)),
+                  true);
 }
+
+boost::asio::awaitable<IngestResult> IngestService::answered(IngestResult result) { co_return result; }
 
 boost::asio::awaitable<IngestResult> IngestService::refuse_signature(std::string partner_id, WebhookRequest req,
                                                                      std::string_view problem) {
@@ -213,14 +225,15 @@ boost::asio::awaitable<IngestResult> IngestService::process_once(std::shared_ptr
     co_return result;
 }
 
-// process() and create() hand their request to a coroutine that owns it (owned()) without a coroutine of their own:
-// its frame takes its arguments before they return, and keeps nothing of `partner`.
+// process() and create() hand their request to the coroutine that stores it (ingest(), which owns its inbox row)
+// without a coroutine of their own: its frame takes its arguments before they return, and keeps nothing of
+// `partner`.
 boost::asio::awaitable<IngestResult> IngestService::process(const Partner& partner, std::string body,
                                                             std::string request_id, std::string headers_json,
                                                             std::string replay_of) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.replay_of = std::move(replay_of);
-    return owned(partner.id, std::move(inbox), true);
+    return ingest(partner.id, std::move(inbox), true);
 }
 
 boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partner, std::string body,
@@ -228,15 +241,10 @@ boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partne
                                                            Origin origin) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.origin = std::move(origin);
-    return owned(partner.id, std::move(inbox), false);
+    return ingest(partner.id, std::move(inbox), false);
 }
 
-boost::asio::awaitable<IngestResult> IngestService::owned(std::string partner_id, InboxRecord inbox,
-                                                          bool record_refusals) {
-    co_return co_await ingest(std::move(partner_id), std::move(inbox), record_refusals);
-}
-
-boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord&& inbox,
+boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord inbox,
                                                            bool record_refusals) {
     IngestResult result;
     result.partner_id = partner_id;

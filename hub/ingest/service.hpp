@@ -66,8 +66,8 @@ public:
     /// `ids` must outlive the service.
     void guard_replays(WebhookIdLog& ids) { ids_ = &ids; }
 
-    /// Finds the partner, applies its rate and signature (and webhook-id), then process().
-    /// `req` is lent: it must outlive the returned coroutine, which takes its parts.
+    /// Finds the partner, applies its rate and signature (and webhook-id), then stores as process() does. Not a
+    /// coroutine itself. `req` is lent: it must outlive the returned coroutine, which takes its parts.
     boost::asio::awaitable<IngestResult> receive(WebhookRequest&& req);
 
     /// Validates and stores one request body of `partner` with today's rules and records it in the inbox (with
@@ -83,11 +83,15 @@ public:
                                                 std::string headers_json, Origin origin);
 
 private:
-    /// Validates `inbox.body` and stores it; a refused one is recorded in the inbox when `record_refusals`. `inbox`
-    /// is lent (kept by the caller until the coroutine completes): an order's row is moved once, into its job.
-    boost::asio::awaitable<IngestResult> ingest(std::string partner_id, InboxRecord&& inbox, bool record_refusals);
-    /// ingest() of an inbox row this coroutine owns (process() and create() return it, and their row with it).
-    boost::asio::awaitable<IngestResult> owned(std::string partner_id, InboxRecord inbox, bool record_refusals);
+    /// Validates `inbox.body` and stores it; a refused one is recorded in the inbox when `record_refusals`.
+    boost::asio::awaitable<IngestResult> ingest(std::string partner_id, InboxRecord inbox, bool record_refusals);
+    /// receive() of a key find_now() did not know: awaits the directory, then admit(). `req` is lent.
+    boost::asio::awaitable<IngestResult> look_up(WebhookRequest& req);
+    /// receive() once the key's partner is known (null: none): its rate, its signature (and webhook-id), then
+    /// ingest(). Not a coroutine: it returns the one that answers. `req` is lent; its parts are taken.
+    boost::asio::awaitable<IngestResult> admit(std::shared_ptr<const Partner> partner, WebhookRequest& req);
+    /// A coroutine that answers `result` (a refusal decided without waiting).
+    static boost::asio::awaitable<IngestResult> answered(IngestResult result);
     boost::asio::awaitable<IngestResult> refuse_signature(std::string partner_id, WebhookRequest req,
                                                           std::string_view problem);
     /// process() for a request with a valid signature, once per webhook-id.
