@@ -11,11 +11,13 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffer_traits.hpp>
 #include <boost/beast/core/buffers_range.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <cstring>
 #include <iterator>
 #include <memory_resource>
 #include <mutex>
@@ -132,29 +134,39 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     // 9.3.2): a body there would be read as the next answer on a kept connection.
     template <class C>
     asio::awaitable<bool> write(C& c, const Request& meta, Response& r, unsigned version, bool keep_alive) {
-        const std::string head = answer_head(meta, r, version, keep_alive);
+        AnswerHead head;
+        answer_head(meta, r, version, keep_alive, head);
         // Header and body go out in one gathered write. Beast's own async_write walks its serializer's buffer views
         // on every step of its composed operation: about a tenth of the hub's instructions for a 200-byte answer
         // (docs/performance.md).
-        const std::array<asio::const_buffer, 2> wire{asio::buffer(head), asio::buffer(r.body)};
+        const std::array<asio::const_buffer, 2> wire{head.buffer(), asio::buffer(r.body)};
         c.arm(limits.write_timeout);
         auto [ec, n] = co_await asio::async_write(c.stream, wire, kTuple);
         c.disarm();
         co_return !ec;
     }
 
-    /// Most answers' headers fit in this many bytes: answer_head allocates once.
-    static constexpr std::size_t kHeaderReserve = 256;
+    /// An answer's header text, in the writing coroutine's frame while it fits (most do: about 150 bytes), else on
+    /// the heap.
+    struct AnswerHead {
+        static constexpr std::size_t kRoom = 512;
+        std::array<char, kRoom> room;  // NOLINT(cppcoreguidelines-pro-type-member-init): written before it is read
+        std::size_t size = 0;
+        std::string spill;
+        asio::const_buffer buffer() const {
+            return spill.empty() ? asio::buffer(room.data(), size) : asio::buffer(spill);
+        }
+    };
     /// Room for an answer's header fields while they are put together (Beast allocates each field): the usual
     /// four or five take about 300 bytes; more continue on the heap.
     static constexpr std::size_t kFieldsArenaBytes = 1024;
 
-    /// The header of the answer `r` (status line, fields and the blank line) as Beast's serializer writes it: the
-    /// fields set on a response whose field allocations come from an arena on this stack, then read from Beast's own
-    /// header writer (`basic_fields::writer`) in one pass. Through the serializer, the same buffers came wrapped in
-    /// its views for partial writes, whose every step was 2 % of the network thread's samples. A HEAD answer keeps
-    /// the GET answer's Content-Length and has no content: `r.body` is emptied.
-    static std::string answer_head(const Request& meta, Response& r, unsigned version, bool keep_alive) {
+    /// The header of the answer `r` (status line, fields and the blank line) as Beast's serializer writes it, into
+    /// `out`: the fields set on a response whose field allocations come from an arena on this stack, then read from
+    /// Beast's own header writer (`basic_fields::writer`) in one pass. Through the serializer, the same buffers came
+    /// wrapped in its views for partial writes, whose every step was 2 % of the network thread's samples. A HEAD answer
+    /// keeps the GET answer's Content-Length and has no content: `r.body` is emptied.
+    static void answer_head(const Request& meta, Response& r, unsigned version, bool keep_alive, AnswerHead& out) {
         std::array<std::byte, kFieldsArenaBytes> space;  // NOLINT(cppcoreguidelines-pro-type-member-init): arena
         std::pmr::monotonic_buffer_resource arena(space.data(), space.size());
         using Fields = bhttp::basic_fields<std::pmr::polymorphic_allocator<char>>;
@@ -172,13 +184,19 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         res.prepare_payload();
         r.body = std::move(res.body());
         if (meta.method == "HEAD") r.body.clear();  // after prepare_payload: Content-Length stays the GET's
-        std::string head;
-        head.reserve(kHeaderReserve);
         const Fields::writer writer(res, res.version(), res.result_int());
         const auto buffers = writer.get();  // named: the range below refers to it
-        for (const auto b : beast::buffers_range_ref(buffers))
-            head.append(static_cast<const char*>(b.data()), b.size());
-        return head;
+        const std::size_t size = beast::buffer_bytes(buffers);
+        char* at = out.room.data();
+        if (size > out.room.size()) {
+            out.spill.resize(size);
+            at = out.spill.data();
+        }
+        for (const auto b : beast::buffers_range_ref(buffers)) {
+            std::memcpy(at, b.data(), b.size());
+            at += b.size();
+        }
+        out.size = size;
     }
 
     /// Reads while a response streams: a client sends nothing more, so any completion means it went away.

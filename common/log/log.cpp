@@ -305,21 +305,27 @@ void write_json_line(common::json::Writer& w, std::string_view time, Level level
     w.raw("}");
 }
 
-std::string json_line(std::string_view time, Level level, std::string_view message, Fields fields, MoreFields more) {
-    std::string line;
-    {
-        common::json::Writer w(line, kLineReserve);  // cuts `line` to the text when it ends, here
-        write_json_line(w, time, level, message, fields, more);
-    }
-    return line;
+/// The JSON line into `line` (emptied first; its room is kept).
+void json_line_into(std::string& line, std::string_view time, Level level, std::string_view message, Fields fields,
+                    MoreFields more) {
+    line.clear();
+    common::json::Writer w(line, kLineReserve);  // cuts `line` to the text when it ends, here
+    write_json_line(w, time, level, message, fields, more);
 }
+
+/// A line's text past this many bytes is not kept for the thread's next line.
+constexpr std::size_t kKeptLineBytes = 16384;
 
 }  // namespace
 
 std::string format_line(Format format, std::string_view time, Level level, std::string_view message, Fields fields,
                         MoreFields more) {
     if (format == Format::json) {
-        if (!repeats_a_key(fields, more)) return json_line(time, level, message, fields, more);
+        if (!repeats_a_key(fields, more)) {
+            std::string line;
+            json_line_into(line, time, level, message, fields, more);
+            return line;
+        }
         // A repeated key keeps its first place and its last value, as a JSON object would.
         std::array<unsigned char, kLineArenaBytes> buffer;
         boost::json::monotonic_resource arena(buffer.data(), buffer.size());
@@ -358,13 +364,32 @@ std::string format_line(Format format, std::string_view time, Level level, std::
 
 void write(Level level, std::string_view message, Fields fields, MoreFields more) {
     std::array<char, kTimeBytes> time;
-    std::string line = format_line(g_format.load(), now_iso(time), level, message, fields, more);
+    // Each thread formats its lines into one string whose room it keeps (an access line per request), unless a
+    // line made it larger than kKeptLineBytes.
+    thread_local std::string kept;
+    std::string line;
+    const Format format = g_format.load();
+    if (format == Format::json && !repeats_a_key(fields, more)) {
+        line.swap(kept);
+        json_line_into(line, now_iso(time), level, message, fields, more);
+    } else {
+        line = format_line(format, now_iso(time), level, message, fields, more);
+    }
+    const auto keep_room = [&line] {
+        if (line.capacity() <= kKeptLineBytes) kept.swap(line);
+    };
     if (LineWriter* background = g_background.load(); background) {
-        if (background->push(line, level >= Level::warn) != LineWriter::Push::closed) return;
+        if (background->push(line, level >= Level::warn) != LineWriter::Push::closed) {
+            keep_room();
+            return;
+        }
     }
     line += '\n';
-    std::lock_guard lock(g_mutex);
-    std::fwrite(line.data(), 1, line.size(), stderr);
+    {
+        std::lock_guard lock(g_mutex);
+        std::fwrite(line.data(), 1, line.size(), stderr);
+    }
+    keep_room();
 }
 
 void write(Level level, std::string_view message, Fields fields) { write(level, message, fields, {}); }

@@ -100,9 +100,9 @@ constexpr std::string_view kWebhooks = "/webhooks/";
 
 boost::asio::awaitable<Response> Routes::handle(Request&& req) {
     if (webhooks_ != nullptr && req.path.starts_with(kWebhooks)) {
-        std::string key = req.path.substr(kWebhooks.size());
-        if (!key.empty() && key.find('/') == std::string::npos)
-            return webhooks_->handle(std::move(req), std::move(key));
+        // A view of the path: the request is lent to the handler and outlives it (common::http::Handler).
+        const std::string_view key = std::string_view(req.path).substr(kWebhooks.size());
+        if (!key.empty() && key.find('/') == std::string_view::npos) return webhooks_->handle(std::move(req), key);
     }
     return route(std::move(req));
 }

@@ -20,6 +20,9 @@
 namespace hub::ingest {
 namespace {
 
+/// The lines an order's item list has room for when it begins (most orders have fewer; more grow it).
+constexpr std::size_t kItemsReserve = 4;
+
 namespace bj = boost::json;
 using fields::is_color;
 using fields::is_one_of;
@@ -165,7 +168,11 @@ public:
     }
 
     bool on_array_begin(bj::error_code& ec) {
-        if (here() == Where::created && member_ == kItems) return enter(Where::items, ec);
+        if (here() == Where::created && member_ == kItems) {
+            // Room for a usual order's lines at once, not grown line by line.
+            order_->items.reserve(kItemsReserve);
+            return enter(Where::items, ec);
+        }
         if (here() == Where::item && member_ == kItemOptions) return enter(Where::options, ec);
         return decline(ec);
     }

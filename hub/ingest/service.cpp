@@ -124,7 +124,9 @@ boost::asio::awaitable<IngestResult> IngestService::receive(WebhookRequest&& req
 boost::asio::awaitable<IngestResult> IngestService::look_up(WebhookRequest& req) {
     std::shared_ptr<const Partner> partner;
     try {
-        if (auto found = co_await partners_.find(req.key)) partner = std::make_shared<const Partner>(std::move(*found));
+        std::string key(req.key);  // named: GCC 12 destroys temporaries of a co_await full-expression twice
+        if (auto found = co_await partners_.find(std::move(key)))
+            partner = std::make_shared<const Partner>(std::move(*found));
     } catch (const std::exception&) {
         if (!common::db::is_unavailable(std::current_exception())) throw;
         IngestResult result;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "hub/ingest/outcome.hpp"
 #include "hub/ingest/partners.hpp"
@@ -32,8 +33,8 @@ inline constexpr std::size_t kRefusedBodyPrefix = 4096;
 
 /// One webhook request as the service needs it, free of HTTP.
 struct WebhookRequest {
-    std::string key;   ///< the URL's webhook key
-    std::string body;  ///< raw bytes as received
+    std::string_view key;  ///< the URL's webhook key: a view (of the lent request's path), valid while it lives
+    std::string body;      ///< raw bytes as received
     std::string request_id;
     std::string headers_json;  ///< the headers kept with the inbox row, a JSON object
     /// The Standard Webhooks headers (hub/ingest/signature.hpp); empty when absent.

@@ -102,14 +102,14 @@ Response render(IngestResult result) {
     return kUnknown;
 }
 
-boost::asio::awaitable<Response> WebhookHandler::handle(Request&& req, std::string key) {
+boost::asio::awaitable<Response> WebhookHandler::handle(Request&& req, std::string_view key) {
     if (req.method != "POST") {
         IngestResult refused;
         refused.kind = Kind::method_not_allowed;
         co_return render(std::move(refused));
     }
     WebhookRequest w;
-    w.key = std::move(key);
+    w.key = key;
     w.headers_json = kept_headers(req);
     w.webhook_id = req.header("webhook-id").value_or("");
     w.webhook_timestamp = req.header("webhook-timestamp").value_or("");

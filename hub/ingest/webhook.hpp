@@ -2,6 +2,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <string>
+#include <string_view>
 
 #include "common/http/message.hpp"
 #include "hub/ingest/service.hpp"
@@ -33,8 +34,8 @@ public:
 
     /// Answers one webhook request; the answer's `note` says partner, event, outcome and order ids for the
     /// access log and the metrics. `req` is lent (common::http::Handler): it must outlive the returned coroutine,
-    /// which takes its body.
-    boost::asio::awaitable<common::http::Response> handle(common::http::Request&& req, std::string key);
+    /// which takes its body; `key` (the URL's webhook key) views its path.
+    boost::asio::awaitable<common::http::Response> handle(common::http::Request&& req, std::string_view key);
 
 private:
     IngestService service_;

@@ -390,3 +390,40 @@ TEST_CASE("server: each request on a kept connection has its own line, ids and h
     CHECK(logged.size() == sent.size());
     server.stop();
 }
+
+namespace http_server_heads {
+
+/// Answers /many with 40 headers of about 60 bytes each (past the room an answer's header has in the session's
+/// frame and past its fields' arena), anything else with none.
+asio::awaitable<Response> many_headers(Request r) {
+    Response res;
+    res.content_type = "text/plain";
+    res.body = r.path;
+    if (r.path == "/many")
+        for (int k = 0; k < 40; ++k)
+            res.headers.emplace_back("X-Answer-" + std::to_string(k),
+                                     "value-" + std::to_string(k) + std::string(40, 'v'));
+    co_return res;
+}
+
+}  // namespace http_server_heads
+
+TEST_CASE("server: an answer's header is written whole, however large, and the next answer after it", "[http]") {
+    Loop loop;
+    TestServer srv(loop, http_server_heads::many_headers);
+    RawConnection conn(srv.server.port());
+    conn.bound_reads(std::chrono::seconds(20));
+    for (const char* path : {"/few", "/many", "/few", "/many"}) {
+        auto res = conn.get(path);
+        REQUIRE(res.result_int() == 200);
+        CHECK(res.body() == path);
+        CHECK(res[bhttp::field::server] == "orderhub");
+        CHECK(res[bhttp::field::content_length] == std::to_string(std::string_view(path).size()));
+        const int expected = std::string_view(path) == "/many" ? 40 : 0;
+        int found = 0;
+        for (const auto& f : res)
+            if (f.name_string().starts_with("X-Answer-")) ++found;
+        CHECK(found == expected);
+        if (expected > 0) CHECK(res["X-Answer-39"] == "value-39" + std::string(40, 'v'));
+    }
+}

@@ -265,3 +265,34 @@ TEST_CASE("log: a LineWriter whose reader went away counts its lines as dropped,
     CHECK(writer.dropped() == 2);
     CHECK(writer.close(std::chrono::seconds(5)));
 }
+
+TEST_CASE("log: lines written one after another on a thread are each whole, long ones and short ones", "[log]") {
+    // A thread formats its lines into one string whose room it keeps for the next (a line past 16 kB is not kept):
+    // each line must hold its own text only, after a longer one, a shorter one or one past that bound.
+    char path[] = "/tmp/orderhub-log-test.XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    std::fflush(stderr);
+    const int saved = dup(2);
+    REQUIRE(dup2(fd, 2) == 2);
+    const std::vector<std::string> values{
+        std::string(300, 'a'), "b", std::string(20000, 'c'), "", std::string(40, 'd'), std::string(17000, 'e'), "f"};
+    for (std::size_t i = 0; i < values.size(); ++i) write(Level::info, "line " + std::to_string(i), {{"v", values[i]}});
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    std::ifstream in(path);
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(in, line)) {
+        REQUIRE(n < values.size());
+        const auto v = boost::json::parse(line).as_object();
+        CHECK(std::string_view(v.at("msg").as_string()) == "line " + std::to_string(n));
+        CHECK(std::string_view(v.at("v").as_string()) == values[n]);
+        CHECK(v.size() == 4);  // time, level, msg, v
+        ++n;
+    }
+    std::remove(path);
+    CHECK(n == values.size());
+}
