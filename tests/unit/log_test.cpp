@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -16,6 +17,31 @@
 #include "common/log/log.hpp"
 
 using namespace common::log;
+
+namespace log_test {
+
+/// What `write_lines` writes to stderr (the process's lines go there without a LineWriter): stderr goes to a
+/// file for the call.
+std::string written_to_stderr(const std::function<void()>& write_lines) {
+    char path[] = "/tmp/orderhub-log-test.XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    std::fflush(stderr);
+    const int saved = dup(2);
+    REQUIRE(dup2(fd, 2) == 2);
+    write_lines();
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(path);
+    return text.str();
+}
+
+}  // namespace log_test
 
 TEST_CASE("log: a JSON line carries time, level, message and fields", "[log]") {
     const std::string line = format_line(Format::json, "2026-01-02T03:04:05.006Z", Level::info, "request",
@@ -83,24 +109,12 @@ TEST_CASE("log: a JSON line is the text of the object with its fields, byte for 
 }
 
 TEST_CASE("log: a written line's time is the current UTC time with milliseconds", "[log]") {
-    // Lines go to stderr: catch them in a file for the duration of the test.
-    char path[] = "/tmp/orderhub-log-test.XXXXXX";
-    const int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    std::fflush(stderr);
-    const int saved = dup(2);
-    REQUIRE(dup2(fd, 2) == 2);
+    // Lines go to stderr: caught in a file for the duration of the writes.
     const auto before = std::chrono::system_clock::now();
-    for (int i = 0; i < 3; ++i) write(Level::info, "tick", {{"n", i}});
+    std::stringstream text(log_test::written_to_stderr([] {
+        for (int i = 0; i < 3; ++i) write(Level::info, "tick", {{"n", i}});
+    }));
     const auto after = std::chrono::system_clock::now();
-    std::fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    close(fd);
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::remove(path);
 
     const std::regex form(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)");
     std::string line;
@@ -269,20 +283,12 @@ TEST_CASE("log: a LineWriter whose reader went away counts its lines as dropped,
 TEST_CASE("log: lines written one after another on a thread are each whole, long ones and short ones", "[log]") {
     // A thread formats its lines into one string whose room it keeps for the next (a line past 16 kB is not kept):
     // each line must hold its own text only, after a longer one, a shorter one or one past that bound.
-    char path[] = "/tmp/orderhub-log-test.XXXXXX";
-    const int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    std::fflush(stderr);
-    const int saved = dup(2);
-    REQUIRE(dup2(fd, 2) == 2);
     const std::vector<std::string> values{
         std::string(300, 'a'), "b", std::string(20000, 'c'), "", std::string(40, 'd'), std::string(17000, 'e'), "f"};
-    for (std::size_t i = 0; i < values.size(); ++i) write(Level::info, "line " + std::to_string(i), {{"v", values[i]}});
-    std::fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    close(fd);
-    std::ifstream in(path);
+    std::stringstream in(log_test::written_to_stderr([&values] {
+        for (std::size_t i = 0; i < values.size(); ++i)
+            write(Level::info, "line " + std::to_string(i), {{"v", values[i]}});
+    }));
     std::string line;
     std::size_t n = 0;
     while (std::getline(in, line)) {
@@ -293,6 +299,5 @@ TEST_CASE("log: lines written one after another on a thread are each whole, long
         CHECK(v.size() == 4);  // time, level, msg, v
         ++n;
     }
-    std::remove(path);
     CHECK(n == values.size());
 }
