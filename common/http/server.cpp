@@ -193,6 +193,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             at = out.spill.data();
         }
         for (const auto b : beast::buffers_range_ref(buffers)) {
+            if (b.size() == 0) continue;  // an empty view may point nowhere: memcpy must not see it
             std::memcpy(at, b.data(), b.size());
             at += b.size();
         }
