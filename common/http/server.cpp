@@ -303,18 +303,6 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         return meta;
     }
 
-    /// The connection's copy of `req`'s request line and ids (Conn::meta), its strings' room reused.
-    static Request& keep_line(Conn& c, const Request& req) {
-        Request& meta = c.meta;
-        meta.method = req.method;
-        meta.target = req.target;
-        meta.path = req.path;
-        meta.request_id = req.request_id;
-        meta.trace_id = req.trace_id;
-        meta.remote = req.remote;
-        return meta;
-    }
-
     void log_access(const Request& meta, const Response& r, std::chrono::steady_clock::time_point started) const {
         if (access_log)
             access_log(
@@ -426,7 +414,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             c->disarm();
         }
         Request req = request_line(*c, parser);
-        Request& meta = keep_line(*c, req);
+        // The session's copy (Conn::meta), taken while `req` holds the request line and ids only: its strings' room
+        // is reused from one request on the connection to the next.
+        Request& meta = c->meta;
+        meta = req;
         if (ec) {
             std::optional<Response> refusal = unreadable(meta, ec, timed_out);
             if (!refusal) co_return After::close;

@@ -6,12 +6,10 @@
 #include <boost/json/value.hpp>
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace webhook_bodies {
 
@@ -46,21 +44,13 @@ inline constexpr std::string_view kUpdated = R"({
   "payload": {"order_id": "ORD-1001", "status": "on_the_way"}
 })";
 
-// Sets the value at a JSON pointer made of keys and indices (no escapes; index == size appends);
-// std::nullopt removes it.
+// Sets the value at a JSON pointer made of keys and indices (no escapes in its last token; index == size
+// appends); std::nullopt removes it. Its parent is found with Boost.JSON's at_pointer.
 inline void set_at(boost::json::value& root, std::string_view pointer, const std::optional<boost::json::value>& value) {
-    std::vector<std::string> tokens;
-    for (std::size_t pos = 1; pos <= pointer.size();) {
-        const std::size_t next = std::min(pointer.find('/', pos), pointer.size());
-        tokens.emplace_back(pointer.substr(pos, next - pos));
-        pos = next + 1;
-    }
-    REQUIRE_FALSE(tokens.empty());
-    boost::json::value* node = &root;
-    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-        node = node->is_array() ? &node->as_array().at(std::stoul(tokens[i])) : &node->as_object().at(tokens[i]);
-    }
-    const std::string& last = tokens.back();
+    const std::size_t slash = pointer.rfind('/');
+    REQUIRE(slash != std::string_view::npos);
+    boost::json::value* node = &root.at_pointer(pointer.substr(0, slash));
+    const std::string last(pointer.substr(slash + 1));
     if (node->is_array()) {
         auto& array = node->as_array();
         if (value && std::stoul(last) == array.size()) {
