@@ -88,7 +88,7 @@ int serve(const common::config::ParsedArgs& args) {
     webhooks.guard_replays(webhook_ids);
     webhooks.limit_rate(rate_flags(args, "rate-limit-per-second", "rate-limit-burst"));
     dashboard::EventFeed feed(ioc, pool);
-    store.on_stored([&feed] { feed.nudge(); });  // a board open on this process sees its orders at once
+    webhooks.service().on_stored([&feed] { feed.nudge(); });  // a board open on this process sees its orders at once
     // Reached over HTTPS (own TLS, or a proxy's: an https:// public URL): Secure cookies and HSTS.
     const bool https = cfg.tls.has_value() || hub::http::https_url(args.get("public-url").value_or(""));
     dashboard::Dashboard board(pool, feed, dashboard_options(args, https));

@@ -159,8 +159,7 @@ boost::asio::awaitable<IngestResult> IngestService::admit(std::shared_ptr<const 
         if (!problem.empty()) return refuse_signature(partner->id, std::move(req), problem);
         if (ids_ != nullptr) return process_once(std::move(partner), std::move(req));
     }
-    return ingest(partner->id,
-                  inbox_of(*partner, std::move(req.request_id), std::move(req.headers_json), std::move(req.body)),
+    return ingest(inbox_of(*partner, std::move(req.request_id), std::move(req.headers_json), std::move(req.body)),
                   true);
 }
 
@@ -235,7 +234,7 @@ boost::asio::awaitable<IngestResult> IngestService::process(const Partner& partn
                                                             std::string replay_of) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.replay_of = std::move(replay_of);
-    return ingest(partner.id, std::move(inbox), true);
+    return ingest(std::move(inbox), true);
 }
 
 boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partner, std::string body,
@@ -243,13 +242,12 @@ boost::asio::awaitable<IngestResult> IngestService::create(const Partner& partne
                                                            Origin origin) {
     InboxRecord inbox = inbox_of(partner, std::move(request_id), std::move(headers_json), std::move(body));
     inbox.origin = std::move(origin);
-    return ingest(partner.id, std::move(inbox), false);
+    return ingest(std::move(inbox), false);
 }
 
-boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_id, InboxRecord inbox,
-                                                           bool record_refusals) {
+boost::asio::awaitable<IngestResult> IngestService::ingest(InboxRecord inbox, bool record_refusals) {
     IngestResult result;
-    result.partner_id = partner_id;
+    result.partner_id = inbox.partner_id;  // for the answer's log line: the inbox row goes to the store
     const std::string request_id = inbox.request_id;
     ValidationResult checked;  // the order stays here while the store has it (freed by this thread)
     check(inbox, result, checked);
@@ -260,7 +258,8 @@ boost::asio::awaitable<IngestResult> IngestService::ingest(std::string partner_i
             co_await store_.record(std::move(inbox));
             co_return result;
         }
-        auto stored = co_await store_.store(std::move(partner_id), std::move(*checked.value), std::move(inbox));
+        auto stored = co_await store_.store(std::move(*checked.value), std::move(inbox));
+        if (stored_) stored_();
         result.kind = stored.kind;
         result.order_id = std::move(stored.order_id);
         result.applied = stored.applied;

@@ -67,6 +67,10 @@ public:
     /// `ids` must outlive the service.
     void guard_replays(WebhookIdLog& ids) { ids_ = &ids; }
 
+    /// Called (on the storing request's thread) after each webhook the store committed, stored or found a
+    /// duplicate: the merchant board's feed polls at once (hub/dashboard/feed.hpp). Set before the first request.
+    void on_stored(std::function<void()> stored) { stored_ = std::move(stored); }
+
     /// Finds the partner, applies its rate and signature (and webhook-id), then stores as process() does. Not a
     /// coroutine itself. `req` is lent: it must outlive the returned coroutine, which takes its parts.
     boost::asio::awaitable<IngestResult> receive(WebhookRequest&& req);
@@ -84,8 +88,9 @@ public:
                                                 std::string headers_json, Origin origin);
 
 private:
-    /// Validates `inbox.body` and stores it; a refused one is recorded in the inbox when `record_refusals`.
-    boost::asio::awaitable<IngestResult> ingest(std::string partner_id, InboxRecord inbox, bool record_refusals);
+    /// Validates `inbox.body` and stores it for `inbox.partner_id`; a refused one is recorded in the inbox when
+    /// `record_refusals`.
+    boost::asio::awaitable<IngestResult> ingest(InboxRecord inbox, bool record_refusals);
     /// receive() of a key find_now() did not know: awaits the directory, then admit(). `req` is lent.
     boost::asio::awaitable<IngestResult> look_up(WebhookRequest& req);
     /// receive() once the key's partner is known (null: none): its rate, its signature (and webhook-id), then
@@ -105,6 +110,7 @@ private:
     RateLimit rate_defaults_;
     bool limiting_ = false;
     WebhookIdLog* ids_ = nullptr;
+    std::function<void()> stored_;  // on_stored
 };
 
 }  // namespace hub::ingest

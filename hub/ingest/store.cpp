@@ -87,19 +87,31 @@ private:
     common::text::StringCursor cursor_;
 };
 
-constexpr std::size_t kEntryReserve = 1024;
 /// The values of an order in an entry (the order's columns of the statement, from `ob` to `eto`).
 constexpr std::size_t kOrderFields = 22;
 
-/// make_entry's values, in the statement's order.
-void write_entry(EntryWriter& w, const std::string& partner_id, const Validated* order, const InboxRecord& r) {
-    OrderForms forms;
+/// Room for what an entry holds besides its texts: each value's length (4 bytes each), the order's id (36) and hash
+/// (64), the body's sizes and the HTTP status (20 digits at most each), four flags, four amounts of money (25 bytes
+/// at most: format_money of a 64-bit amount) and two times (about 32 bytes: "2024-05-01 19:30:00.500000+03:00").
+constexpr std::size_t kEntryFixedBytes = detail::kEntryFields * 4 + 36 + 64 + 3 * 20 + 4 + 4 * 25 + 2 * 40;
+
+/// About an entry's size at most: the fixed part, the inbox row's texts and the order's canonical form, which holds
+/// every text of the order the entry has (and more: its keys). Taken at once, the entry is written without growing
+/// (with a fixed first guess of 1 kB, most orders outgrew it: an allocation and a copy more each); should a time
+/// take more than its room, the writer grows as before.
+std::size_t entry_bound(const InboxRecord& r, const OrderForms* forms) {
+    return kEntryFixedBytes + r.replay_of.size() + r.partner_id.size() + r.request_id.size() + r.event.size() +
+           r.external_id.size() + r.branch_id.size() + r.headers_json.size() + r.origin.actor.size() +
+           r.outcome.size() + r.error_code.size() + (forms != nullptr ? forms->canonical.size() : 0);
+}
+
+/// make_entry's values, in the statement's order; `forms` are `order`'s.
+void write_entry(EntryWriter& w, const Validated* order, const OrderForms* forms, const InboxRecord& r) {
     const OrderCreated* created = nullptr;
     if (order) {
         created = &std::get<OrderCreated>(order->payload);
-        forms = order_forms(order->envelope, *created);
         w.text(common::crypto::uuid_v7());  // id
-        w.text(forms.hash);                 // h
+        w.text(forms->hash);                // h
         if (r.origin.by_operator)           // op
             w.text(r.origin.actor);
         else
@@ -116,7 +128,7 @@ void write_entry(EntryWriter& w, const std::string& partner_id, const Validated*
         w.text(r.error_code);
     }
     w.text(r.replay_of);   // ro
-    w.text(partner_id);    // p
+    w.text(r.partner_id);  // p
     w.text(r.request_id);  // rq
     w.text(r.event);       // ev
     w.text(r.external_id);
@@ -164,7 +176,7 @@ void write_entry(EntryWriter& w, const std::string& partner_id, const Validated*
         } else {
             w.nulls(3);
         }
-        w.object(forms.lines());  // ln: {"items":[...],"options":[...]}, as the canonical form has them
+        w.object(forms->lines());  // ln: {"items":[...],"options":[...]}, as the canonical form has them
         Timestamp::SqlText sql;
         w.text(envelope.event_time.to_sql(sql));
         w.flag(envelope.event_time.offset_minutes.has_value());
@@ -175,11 +187,14 @@ void write_entry(EntryWriter& w, const std::string& partner_id, const Validated*
 
 }  // namespace
 
-std::string detail::make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r) {
+std::string detail::make_entry(const Validated* order, const InboxRecord& r) {
+    std::optional<OrderForms> forms;
+    if (order) forms = order_forms(order->envelope, std::get<OrderCreated>(order->payload));
+    const OrderForms* f = forms ? &*forms : nullptr;
     std::string entry;
     {
-        EntryWriter w(entry, kEntryReserve);  // cuts `entry` to its values when it ends, here
-        write_entry(w, partner_id, order, r);
+        EntryWriter w(entry, entry_bound(r, f));  // cuts `entry` to its values when it ends, here
+        write_entry(w, order, f, r);
     }
     return entry;  // kEntryFields values: insert_orders_args refuses any other count
 }
@@ -202,7 +217,7 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
     StoreOutcome out;
     // The platform's order id first; the hub order id that order_created answered also names the order.
     const auto rows =
-        tx.exec_prepared(db::kOrderForUpdate, job.partner_id, update.order_id, v.envelope.event_time.to_sql(),
+        tx.exec_prepared(db::kOrderForUpdate, job.inbox.partner_id, update.order_id, v.envelope.event_time.to_sql(),
                          v.envelope.event_time.offset_minutes.has_value());
     if (rows.empty()) {
         out.kind = StoreOutcome::Kind::order_not_found;
@@ -216,7 +231,7 @@ StoreOutcome apply_update(pqxx::transaction_base& tx, Job& job) {
         } else {
             out.applied = update_applies(r["delivery_status"].c_str(), r["status_us"].as<std::int64_t>(), update.status,
                                          event_time);
-            auto inserted = tx.exec_prepared(db::kInsertPlatformStatus, out.order_id, branch, job.partner_id,
+            auto inserted = tx.exec_prepared(db::kInsertPlatformStatus, out.order_id, branch, job.inbox.partner_id,
                                              update.status, event_time, out.applied);
             if (inserted.empty()) {
                 out.kind = StoreOutcome::Kind::repeated;
@@ -442,8 +457,6 @@ struct OrderStore::Impl {
         });
     }
 
-    std::function<void()> stored;  // OrderStore::on_stored
-
     bool through_pipe(const Job& job) const {
         if (!pipe || job.entry.empty() || !pipe->ready()) return false;
         if (always) return true;
@@ -458,6 +471,13 @@ struct OrderStore::Impl {
             [p = pipe.get(), job = std::move(job)](auto complete, auto executor) mutable {
                 p->push(IngestPipe::Entry{std::move(job), std::move(complete), std::move(executor)});
             });
+    }
+
+    /// An order_updated, after every order_created sent to the pipe so far was answered.
+    boost::asio::awaitable<StoreOutcome> store_update(std::unique_ptr<Job> job) {
+        if (pipe && pipe->pending()) co_await pipe_answered();
+        auto submitted = submit(std::move(job));  // named: GCC 12 destroys a co_await's temporaries twice
+        co_return co_await std::move(submitted);
     }
 
     /// Resumes once every order_created sent to the pipe so far is answered: an order_updated that follows its
@@ -487,32 +507,26 @@ std::optional<PipeStats> OrderStore::pipe_stats() const {
     return impl_->pipe->stats();
 }
 
-boost::asio::awaitable<StoreOutcome> OrderStore::store(std::string&& partner_id, Validated&& order,
-                                                       InboxRecord&& inbox) {
+// Not a coroutine: an order_created goes to the coroutine that waits for its batch (submit()) with its job made
+// here, one frame fewer per stored order (docs/performance.md); an order_updated may wait for the pipe first.
+boost::asio::awaitable<StoreOutcome> OrderStore::store(Validated&& order, InboxRecord&& inbox) {
     auto job = std::make_unique<Job>();
-    job->partner_id = std::move(partner_id);
     job->inbox = std::move(inbox);
     if (std::holds_alternative<OrderCreated>(order.payload)) {
         // The order travels as its entry; its validated form stays with the caller, freed by this thread.
         job->created = true;
-        job->entry = make_entry(job->partner_id, &order, job->inbox);
-    } else {
-        job->update = std::move(order);
-        if (impl_->pipe && impl_->pipe->pending()) co_await impl_->pipe_answered();
+        job->entry = make_entry(&order, job->inbox);
+        return impl_->submit(std::move(job));
     }
-    auto outcome = co_await impl_->submit(std::move(job));
-    if (impl_->stored) impl_->stored();
-    co_return outcome;
+    job->update = std::move(order);
+    return impl_->store_update(std::move(job));
 }
-
-void OrderStore::on_stored(std::function<void()> stored) { impl_->stored = std::move(stored); }
 
 boost::asio::awaitable<std::string> OrderStore::record(InboxRecord&& inbox) {
     auto job = std::make_unique<Job>();
-    job->partner_id = inbox.partner_id;
     job->inbox = std::move(inbox);
     // insert_orders stores an inbox row alone without an order id; one that names an order goes one by one.
-    if (job->inbox.order_id.empty()) job->entry = make_entry(job->partner_id, nullptr, job->inbox);
+    if (job->inbox.order_id.empty()) job->entry = make_entry(nullptr, job->inbox);
     auto out = co_await impl_->submit(std::move(job));
     co_return out.inbox_id;
 }

@@ -67,9 +67,8 @@ public:
     /// row, current status) with its inbox row: all or nothing. The inbox row's outcome, status and order id are
     /// filled in here. Throws when the store is unavailable (common::db::is_unavailable) or on a bug. The arguments
     /// are lent, not copied into the coroutine's frame: the caller awaits the coroutine at once and keeps them until
-    /// it completes; what the store keeps it moves out of them.
-    virtual boost::asio::awaitable<StoreOutcome> store(std::string&& partner_id, Validated&& webhook,
-                                                       InboxRecord&& inbox) = 0;
+    /// it completes; what the store keeps it moves out of them. The partner is the inbox row's.
+    virtual boost::asio::awaitable<StoreOutcome> store(Validated&& webhook, InboxRecord&& inbox) = 0;
     /// Records a request that was refused before storage (bad JSON, validation); returns the inbox id. `inbox` is
     /// lent as store()'s arguments are.
     virtual boost::asio::awaitable<std::string> record(InboxRecord&& inbox) = 0;
@@ -103,16 +102,11 @@ public:
                const std::optional<PipeSettings>& pipe = std::nullopt);
     ~OrderStore() override;
 
-    boost::asio::awaitable<StoreOutcome> store(std::string&& partner_id, Validated&& webhook,
-                                               InboxRecord&& inbox) override;
+    boost::asio::awaitable<StoreOutcome> store(Validated&& webhook, InboxRecord&& inbox) override;
     boost::asio::awaitable<std::string> record(InboxRecord&& inbox) override;
 
     /// The pipeline's figures (for /metrics: `ready` while it has its connection); nullopt without one.
     std::optional<PipeStats> pipe_stats() const;
-
-    /// Called (on the storing request's thread) after each webhook this store committed, stored or found a
-    /// duplicate: the merchant board's feed polls at once (hub/dashboard/feed.hpp). Set before the first store.
-    void on_stored(std::function<void()> stored);
 
 private:
     struct Impl;

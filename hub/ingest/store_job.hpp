@@ -14,9 +14,8 @@
 
 namespace hub::ingest::detail {
 
-/// One unit of work for the batch: an order with its inbox row, or an inbox row alone.
+/// One unit of work for the batch: an order with its inbox row, or an inbox row alone; its partner is the inbox row's.
 struct Job {
-    std::string partner_id;
     /// An order_updated, stored one by one. An order_created travels as its entry alone: its validated form stays
     /// with (and is freed by) the network thread that built the entry.
     std::optional<Validated> update;
@@ -49,7 +48,7 @@ inline StoreOutcome answered_outcome(std::optional<int> kind, const char* order_
 /// The entry of an order_created `order` (with its new hub order id and payload hash) or, when `order` is null,
 /// of an inbox row alone: its values in the order of the statement's columns (hub/db/insert_orders.cpp), NULL where
 /// it has none.
-std::string make_entry(const std::string& partner_id, const Validated* order, const InboxRecord& r);
+std::string make_entry(const Validated* order, const InboxRecord& r);
 
 /// The insert_orders statement's arguments for `jobs`, all in binary format: its kEntryFields + 1 columns (text[]
 /// in PostgreSQL's binary array format, one element per job: the entries' values, then each body's offset), and

@@ -57,7 +57,7 @@ std::vector<Answer> one_batch(const std::string& url, bool pipe, const std::vect
                         o.inbox_id = co_await s.record(std::move(inbox));
                         a.out = o;
                     } else {
-                        a.out = co_await store_owned(s, r.partner, validated(r.body), std::move(inbox));
+                        a.out = co_await store_owned(s, validated(r.body), std::move(inbox));
                     }
                 } catch (const std::exception& e) {
                     a.error = e.what();
@@ -149,14 +149,13 @@ TEST_CASE("batch: an order another transaction commits while the statement waits
     hub::db::prepare_all(other);
     auto v = validated(order_json("A-9"));
     hub::ingest::detail::Job job;
-    job.partner_id = "p1";
     job.created = true;
     job.inbox.partner_id = "p1";
     job.inbox.request_id = "other";
     job.inbox.event = "order_created";
     job.inbox.external_id = "A-9";
     job.inbox.headers_json = "{}";
-    job.entry = hub::ingest::detail::make_entry(job.partner_id, &v, job.inbox);
+    job.entry = hub::ingest::detail::make_entry(&v, job.inbox);
     const hub::ingest::detail::Job* jobs[] = {&job};
     std::vector<pqxx::binarystring> args;
     for (const auto& arg : hub::ingest::detail::insert_orders_args(jobs)) args.emplace_back(arg.data(), arg.size());

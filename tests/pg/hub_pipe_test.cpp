@@ -43,7 +43,7 @@ struct PipeStore {
                 [](hub::ingest::OrderStore& s, std::string partner, std::string body,
                    PipeAnswer& a) -> asio::awaitable<void> {
                     try {
-                        a.out = co_await store_owned(s, partner, validated(body), inbox_for(partner, body));
+                        a.out = co_await store_owned(s, validated(body), inbox_for(partner, body));
                     } catch (const std::exception& e) {
                         a.error = e.what();
                         a.unavailable = common::db::is_unavailable(std::current_exception());
@@ -249,7 +249,7 @@ TEST_CASE("pipe: entries whose arguments cannot be built are handed back, and th
 
     // An entry cut short (make_entry never writes one): nothing is sent for it, it goes to the one-by-one path.
     Entry bad;
-    bad.job->partner_id = "p1";
+    bad.job->inbox.partner_id = "p1";
     bad.job->created = true;
     bad.job->entry = std::string("\0\0", 2);
     bad.complete = [](std::exception_ptr, StoreOutcome) { FAIL("a handed-back entry is answered by its new path"); };
@@ -265,10 +265,9 @@ TEST_CASE("pipe: entries whose arguments cannot be built are handed back, and th
     const std::string body = order_json("A-1");
     const auto v = validated(body);
     Entry good;
-    good.job->partner_id = "p1";
     good.job->created = true;
     good.job->inbox = inbox_for("p1", body);
-    good.job->entry = hub::ingest::detail::make_entry(good.job->partner_id, &v, good.job->inbox);
+    good.job->entry = hub::ingest::detail::make_entry(&v, good.job->inbox);
     std::promise<StoreOutcome> answered;
     good.complete = [&answered](std::exception_ptr e, StoreOutcome out) {
         if (e)

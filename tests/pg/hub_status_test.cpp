@@ -199,8 +199,8 @@ TEST_CASE("app role: serving connections drop to orderhub_app and can do their w
     asio::co_spawn(
         ioc,
         [](hub::ingest::OrderStore& s, StoreOutcome& o) -> asio::awaitable<void> {
-            o = co_await store_owned(s, "p1", validated(order_json("ROLE-1")), inbox_for("p1", "{}"));
-            o = co_await store_owned(s, "p1", validated(update_json("ROLE-1", "assigned", "2024-05-01 18:10:00")),
+            o = co_await store_owned(s, validated(order_json("ROLE-1")), inbox_for("p1", "{}"));
+            o = co_await store_owned(s, validated(update_json("ROLE-1", "assigned", "2024-05-01 18:10:00")),
                                      inbox_for("p1", "{}"));
         }(store, out),
         asio::detached);
@@ -225,7 +225,7 @@ TEST_CASE("app role: a login that owns nothing serves, and cannot switch the log
         asio::co_spawn(
             ioc,
             [](hub::ingest::OrderStore& s, StoreOutcome& o) -> asio::awaitable<void> {
-                o = co_await store_owned(s, "p1", validated(order_json("LOGIN-1")), inbox_for("p1", "{}"));
+                o = co_await store_owned(s, validated(order_json("LOGIN-1")), inbox_for("p1", "{}"));
             }(store, out),
             asio::detached);
         ioc.run();

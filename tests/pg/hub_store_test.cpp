@@ -142,7 +142,7 @@ TEST_CASE("store: a stopped database is reported as unavailable and nothing is h
         ioc,
         [](hub::ingest::OrderStore& s, std::exception_ptr& err) -> asio::awaitable<void> {
             try {
-                co_await store_owned(s, "p1", validated(order_json("X")), inbox_for("p1", "{}"));
+                co_await store_owned(s, validated(order_json("X")), inbox_for("p1", "{}"));
             } catch (...) {
                 err = std::current_exception();
             }

@@ -86,9 +86,9 @@ inline ::hub::ingest::InboxRecord inbox_for(const std::string& partner, const st
 
 /// OrderStore::store() of arguments this coroutine owns: store() borrows its own (the caller keeps them until it
 /// completes), and GCC 12 mishandles temporaries that live across a co_await.
-inline asio::awaitable<StoreOutcome> store_owned(::hub::ingest::OrderStore& s, std::string partner,
-                                                 ::hub::ingest::Validated order, ::hub::ingest::InboxRecord inbox) {
-    co_return co_await s.store(std::move(partner), std::move(order), std::move(inbox));
+inline asio::awaitable<StoreOutcome> store_owned(::hub::ingest::OrderStore& s, ::hub::ingest::Validated order,
+                                                 ::hub::ingest::InboxRecord inbox) {
+    co_return co_await s.store(std::move(order), std::move(inbox));
 }
 
 /// Whether `store` has a pipeline and it has its connection.
@@ -120,7 +120,7 @@ inline std::vector<StoreOutcome> store_all(const std::string& url,
             [](::hub::ingest::OrderStore& s, std::string partner, std::string body, StoreOutcome& slot,
                std::vector<std::string>& errs) -> asio::awaitable<void> {
                 try {
-                    slot = co_await store_owned(s, partner, validated(body), inbox_for(partner, body));
+                    slot = co_await store_owned(s, validated(body), inbox_for(partner, body));
                 } catch (const std::exception& e) {
                     errs.push_back(e.what());
                 }

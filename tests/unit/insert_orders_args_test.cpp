@@ -82,17 +82,17 @@ std::vector<std::optional<std::string>> text_array_elements(const std::string& a
 TEST_CASE("insert_orders arguments: one binary text[] per column, an element per entry, then the bodies", "[ingest]") {
     const Validated order = tests::ingest::validated(kArgsOrder);
     detail::Job created;
-    created.partner_id = "p1";
     created.created = true;
+    created.inbox.partner_id = "p1";
     created.inbox.request_id = "r-1";
     created.inbox.event = "order_created";
     created.inbox.external_id = "A-1";
     created.inbox.branch_id = "B1";
     created.inbox.headers_json = R"({"content-type":"application/json"})";
     created.inbox.body = kArgsOrder;
-    created.entry = detail::make_entry(created.partner_id, &order, created.inbox);
+    created.entry = detail::make_entry(&order, created.inbox);
     detail::Job record;  // an inbox row alone: a refusal, its body kept as it came
-    record.partner_id = "p1";
+    record.inbox.partner_id = "p1";
     record.inbox.request_id = "r-2";
     record.inbox.headers_json = "{}";
     record.inbox.body = std::string("\xff\x00{", 3);
@@ -100,7 +100,7 @@ TEST_CASE("insert_orders arguments: one binary text[] per column, an element per
     record.inbox.http_status = 400;
     record.inbox.outcome = "rejected";
     record.inbox.error_code = "invalid_json";
-    record.entry = detail::make_entry(record.partner_id, nullptr, record.inbox);
+    record.entry = detail::make_entry(nullptr, record.inbox);
 
     const detail::Job* jobs[] = {&created, &record};
     const auto args = detail::insert_orders_args(jobs);
@@ -152,9 +152,8 @@ TEST_CASE("insert_orders arguments: one binary text[] per column, an element per
 
 TEST_CASE("insert_orders arguments: an entry cut short or longer than its values is refused, not misread", "[ingest]") {
     detail::Job record;
-    record.partner_id = "p1";
     record.inbox.headers_json = "{}";
-    record.entry = detail::make_entry(record.partner_id, nullptr, record.inbox);
+    record.entry = detail::make_entry(nullptr, record.inbox);
     const detail::Job* jobs[] = {&record};
     CHECK(detail::insert_orders_args(jobs).size() == detail::kEntryFields + 2);
     const std::string whole = record.entry;
@@ -182,12 +181,12 @@ TEST_CASE("insert_orders arguments: an order's entry many times its writer's fir
     const std::string text = boost::json::serialize(body);
     const Validated order = tests::ingest::validated(text);
     detail::Job created;
-    created.partner_id = "p1";
     created.created = true;
+    created.inbox.partner_id = "p1";
     created.inbox.request_id = "r-1";
     created.inbox.headers_json = R"({"user-agent":")" + std::string(3000, 'u') + R"("})";
     created.inbox.body = text;
-    created.entry = detail::make_entry(created.partner_id, &order, created.inbox);
+    created.entry = detail::make_entry(&order, created.inbox);
     CHECK(created.entry.size() > 8 * 1024);
 
     const detail::Job* jobs[] = {&created};

@@ -127,8 +127,7 @@ struct NoPartners final : hub::ingest::PartnerLookup {
 /// Keeps what the service hands to storage.
 struct KeptStore final : hub::ingest::OrderSink {
     std::vector<hub::ingest::InboxRecord> stored, recorded;
-    boost::asio::awaitable<hub::ingest::StoreOutcome> store(std::string&& /*partner*/,
-                                                            hub::ingest::Validated&& /*order*/,
+    boost::asio::awaitable<hub::ingest::StoreOutcome> store(hub::ingest::Validated&& /*order*/,
                                                             hub::ingest::InboxRecord&& inbox) override {
         stored.push_back(std::move(inbox));
         co_return hub::ingest::StoreOutcome{hub::ingest::Kind::created, "o-1", false, "7"};

@@ -43,8 +43,7 @@ struct FakeStore final : OrderSink {
     StoreOutcome answer{Kind::created, "o-1", false, "7"};
     std::vector<InboxRecord> recorded;
     int stored = 0;
-    asio::awaitable<StoreOutcome> store(std::string&& /*partner*/, Validated&& /*webhook*/,
-                                        InboxRecord&& inbox) override {
+    asio::awaitable<StoreOutcome> store(Validated&& /*webhook*/, InboxRecord&& inbox) override {
         if (down) throw common::db::Unavailable("database down");
         ++stored;
         recorded.push_back(std::move(inbox));
@@ -142,6 +141,38 @@ TEST_CASE("ingest: a store that is down is 503, and the event stays known", "[in
     CHECK(answer_header(r, "Retry-After") == "5");
     CHECK(r.log.get("partner") == "p1");
     CHECK(r.log.get("event") == "order_created");
+}
+
+TEST_CASE("ingest: the store gets the partner in the inbox row, and the log line names it too", "[ingest]") {
+    FakePartners partners;
+    FakeStore store;
+    WebhookHandler handler(partners, store);
+    const auto r = run(handler.handle(http_post(), "k"));
+    CHECK(r.status == 200);
+    REQUIRE(store.stored == 1);
+    REQUIRE(store.recorded.size() == 1);
+    CHECK(store.recorded[0].partner_id == "p1");
+    CHECK(store.recorded[0].request_id == "r1");
+    CHECK(r.log.get("partner") == "p1");
+}
+
+TEST_CASE("ingest: on_stored is called after each stored webhook, not for a refusal or a store that is down",
+          "[ingest]") {
+    FakePartners partners;
+    FakeStore store;
+    WebhookHandler handler(partners, store);
+    int stored_calls = 0;
+    handler.service().on_stored([&] { ++stored_calls; });
+    CHECK(run(handler.handle(http_post(), "k")).status == 200);
+    CHECK(stored_calls == 1);
+    CHECK(run(handler.handle(http_post("{not json"), "k")).status == 400);
+    CHECK(stored_calls == 1);
+    store.down = true;
+    CHECK(run(handler.handle(http_post(), "k")).status == 503);
+    CHECK(stored_calls == 1);
+    store.down = false;
+    CHECK(run(handler.handle(http_post(), "k")).status == 200);
+    CHECK(stored_calls == 2);
 }
 
 TEST_CASE("ingest: past its rate a partner gets 429 with Retry-After, unrecorded", "[ingest]") {
