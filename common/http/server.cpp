@@ -136,8 +136,13 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     asio::awaitable<bool> write(C& c, const Request& meta, Response& r, unsigned version, bool keep_alive) {
         AnswerHead head;
         answer_head(meta, r, version, keep_alive, head);
-        auto [ec, n] = co_await send(c, head, r);
-        c.disarm();
+        Wire wire{head.buffer(), asio::buffer(r.body)};
+        auto ec = write_at_once(c, wire);
+        if (!ec && asio::buffer_size(wire) > 0) {
+            auto [rest_ec, n] = co_await write_rest(c, wire);
+            c.disarm();
+            ec = rest_ec;
+        }
         co_return !ec;
     }
 
@@ -153,13 +158,37 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         }
     };
 
-    /// Writes `head` and `r.body` under the write time-out (the caller disarms it when the write completes). Not a
-    /// coroutine: the caller's frame holds both until it has awaited the write. Header and body go out in one
-    /// gathered write. Beast's own async_write walks its serializer's buffer views on every step of its composed
-    /// operation: about a tenth of the hub's instructions for a 200-byte answer (docs/performance.md).
+    /// An answer on the wire: its header text and its body, in one gathered write. (Beast's own async_write walks its
+    /// serializer's buffer views on every step of its composed operation: about a tenth of the hub's instructions for
+    /// a 200-byte answer, docs/performance.md.)
+    using Wire = std::array<asio::const_buffer, 2>;
+
+    /// Writes what a plain connection's socket takes at once of `wire`, and advances `wire` past it: all of an answer
+    /// that fits the socket's send buffer, in one system call and without an asynchronous write's steps (its
+    /// operation, its completion posted, the coroutine resumed: docs/performance.md). Its socket is non-blocking for
+    /// this program's own calls too (PlainConn), so a full buffer is would_block, left to write_rest, never a wait of
+    /// the network thread. A TLS connection, or a socket that could not be made non-blocking, writes nothing here.
+    /// An error other than would_block ends the answer.
     template <class C>
-    auto send(C& c, const AnswerHead& head, const Response& r) {
-        const std::array<asio::const_buffer, 2> wire{head.buffer(), asio::buffer(r.body)};
+    static boost::system::error_code write_at_once(C& c, Wire& wire) {
+        boost::system::error_code ec;
+        if constexpr (std::is_same_v<C, PlainConn>) {
+            if (!c.writes_at_once) return ec;
+            std::size_t n = c.stream.write_some(wire, ec);
+            if (ec == asio::error::would_block) ec.clear();
+            for (auto& b : wire) {
+                const std::size_t k = std::min(n, b.size());
+                b += k;
+                n -= k;
+            }
+        }
+        return ec;
+    }
+
+    /// Writes the rest of `wire` (after write_at_once) under the write time-out, which the caller disarms once the
+    /// write completes. Not a coroutine: the caller's frame holds the answer until it has awaited the write.
+    template <class C>
+    auto write_rest(C& c, const Wire& wire) {
         c.arm(limits.write_timeout);
         return asio::async_write(c.stream, wire, kTuple);
     }
@@ -472,8 +501,13 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // Written from this frame, not through write(): a coroutine, its frame and its resumption fewer per answer.
         AnswerHead head;
         answer_head(meta, r, version, keep_alive, head);
-        auto [write_ec, written] = co_await send(*c, head, r);
-        c->disarm();
+        Wire wire{head.buffer(), asio::buffer(r.body)};
+        auto write_ec = write_at_once(*c, wire);
+        if (!write_ec && asio::buffer_size(wire) > 0) {
+            auto [rest_ec, written] = co_await write_rest(*c, wire);
+            c->disarm();
+            write_ec = rest_ec;
+        }
         log_access(meta, r, started);
         co_return !write_ec && keep_alive ? After::next : After::close;
     }
