@@ -94,6 +94,16 @@ struct RawConnection {
     boost::beast::flat_buffer buffer;
 };
 
+/// A test server of `handler` and one kept connection to it, its reads bounded.
+struct ServedConnection {
+    explicit ServedConnection(common::http::Handler handler) : srv(loop, std::move(handler)), conn(srv.server.port()) {
+        conn.bound_reads(std::chrono::seconds(20));
+    }
+    Loop loop;
+    TestServer srv;
+    RawConnection conn;
+};
+
 ClientRequest server_get(const std::string& url) {
     ClientRequest r;
     r.method = "GET";
@@ -413,12 +423,9 @@ asio::awaitable<Response> many_headers(Request r) {
 }  // namespace http_server_heads
 
 TEST_CASE("server: an answer's header is written whole, however large, and the next answer after it", "[http]") {
-    Loop loop;
-    TestServer srv(loop, http_server_heads::many_headers);
-    RawConnection conn(srv.server.port());
-    conn.bound_reads(std::chrono::seconds(20));
+    ServedConnection served(http_server_heads::many_headers);
     for (const char* path : {"/few", "/many", "/few", "/many"}) {
-        auto res = conn.get(path);
+        auto res = served.conn.get(path);
         REQUIRE(res.result_int() == 200);
         CHECK(res.body() == path);
         CHECK(res[bhttp::field::server] == "orderhub");
@@ -483,13 +490,10 @@ std::optional<std::string> get_within_bound(std::uint16_t port, const std::strin
 }  // namespace http_server_writes
 
 TEST_CASE("server: an answer larger than the socket takes at once is written whole, then the next", "[http]") {
-    Loop loop;
-    TestServer srv(loop, http_server_writes::large_or_small);
-    RawConnection conn(srv.server.port());
-    conn.bound_reads(std::chrono::seconds(20));
+    ServedConnection served(http_server_writes::large_or_small);
     // 16 MB: more than the socket takes at once, so the first write takes part of the answer and the rest waits.
     for (const char* path : {"/small", "/large", "/small", "/large", "/small"}) {
-        auto res = conn.get(path);
+        auto res = served.conn.get(path);
         REQUIRE(res.result_int() == 200);
         if (std::string_view(path) == "/large")
             CHECK(http_server_writes::is_large_body(res.body()));
