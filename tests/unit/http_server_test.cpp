@@ -66,7 +66,10 @@ namespace bhttp = boost::beast::http;
 
 /// One keep-alive connection with blocking reads and writes (each answer is read whole).
 struct RawConnection {
-    explicit RawConnection(std::uint16_t port) : socket(ioc) {
+    /// `receive_buffer`: the socket's receive buffer in bytes (SO_RCVBUF, set before connecting); 0: the system's.
+    explicit RawConnection(std::uint16_t port, int receive_buffer = 0) : socket(ioc) {
+        socket.open(asio::ip::tcp::v4());
+        if (receive_buffer > 0) socket.set_option(asio::socket_base::receive_buffer_size(receive_buffer));
         socket.connect({asio::ip::make_address("127.0.0.1"), port});
     }
     void send(const std::string& path) {
@@ -508,7 +511,8 @@ TEST_CASE("server: a client that stops reading an answer is cut off at the write
     common::http::Limits limits;
     limits.write_timeout = std::chrono::milliseconds(300);
     TestServer srv(loop, http_server_writes::large_or_small, limits);
-    RawConnection stuck(srv.server.port());
+    // A small receive buffer: the 16 MB answer cannot wait whole in the two sockets' buffers.
+    RawConnection stuck(srv.server.port(), 64 * 1024);
     stuck.bound_reads(std::chrono::seconds(20));
     stuck.send("/large");  // and reads nothing for now
     // The network thread is not held by the stuck answer: another connection is answered meanwhile, until the stuck
