@@ -138,11 +138,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         answer_head(meta, r, version, keep_alive, head);
         Wire wire{head.buffer(), asio::buffer(r.body)};
         auto ec = write_at_once(c, wire);
-        if (!ec && asio::buffer_size(wire) > 0) {
-            auto [rest_ec, n] = co_await write_rest(c, wire);
-            c.disarm();
-            ec = rest_ec;
-        }
+        if (!ec && asio::buffer_size(wire) > 0) ec = co_await write_rest(c, wire);
         co_return !ec;
     }
 
@@ -173,7 +169,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     static boost::system::error_code write_at_once(C& c, Wire& wire) {
         boost::system::error_code ec;
         if constexpr (std::is_same_v<C, PlainConn>) {
-            if (!c.writes_at_once) return ec;
+            if (!c.stream.non_blocking()) return ec;
             std::size_t n = c.stream.write_some(wire, ec);
             if (ec == asio::error::would_block) ec.clear();
             for (auto& b : wire) {
@@ -185,12 +181,14 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         return ec;
     }
 
-    /// Writes the rest of `wire` (after write_at_once) under the write time-out, which the caller disarms once the
-    /// write completes. Not a coroutine: the caller's frame holds the answer until it has awaited the write.
+    /// Writes the rest of `wire` (after write_at_once) under the write time-out. A coroutine of its own, so only a
+    /// write that the socket did not take at once (a large answer, a slow reader, TLS) pays for its frame.
     template <class C>
-    auto write_rest(C& c, const Wire& wire) {
+    asio::awaitable<boost::system::error_code> write_rest(C& c, Wire wire) {
         c.arm(limits.write_timeout);
-        return asio::async_write(c.stream, wire, kTuple);
+        auto [ec, n] = co_await asio::async_write(c.stream, wire, kTuple);
+        c.disarm();
+        co_return ec;
     }
 
     /// Room for an answer's header fields while they are put together (Beast allocates each field): the usual
@@ -503,11 +501,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         answer_head(meta, r, version, keep_alive, head);
         Wire wire{head.buffer(), asio::buffer(r.body)};
         auto write_ec = write_at_once(*c, wire);
-        if (!write_ec && asio::buffer_size(wire) > 0) {
-            auto [rest_ec, written] = co_await write_rest(*c, wire);
-            c->disarm();
-            write_ec = rest_ec;
-        }
+        if (!write_ec && asio::buffer_size(wire) > 0) write_ec = co_await write_rest(*c, wire);
         log_access(meta, r, started);
         co_return !write_ec && keep_alive ? After::next : After::close;
     }

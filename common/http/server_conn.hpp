@@ -126,14 +126,12 @@ struct PlainConn final : Conn {
     explicit PlainConn(tcp::socket s) : Conn(s.get_executor()), stream(std::move(s)) {
         // Non-blocking for this program's own calls too (Asio's asynchronous operations are non-blocking anyway): an
         // answer is first written at once with write_some, which then returns would_block on a full send buffer
-        // instead of waiting (Server::Impl::write_at_once).
-        boost::system::error_code ec;
-        stream.non_blocking(true, ec);
-        writes_at_once = !ec;
+        // instead of waiting (Server::Impl::write_at_once, which writes nothing at once should this fail).
+        boost::system::error_code ignored;
+        stream.non_blocking(true, ignored);
     }
     tcp::socket& socket() override { return stream; }
     tcp::socket stream;
-    bool writes_at_once = false;  ///< the socket is non-blocking: write_at_once may write to it
 };
 
 /// A TLS connection; it keeps the context it was accepted with, whatever reload_tls() does later.

@@ -3,9 +3,7 @@
 #include <array>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -16,13 +14,11 @@
 #include <catch2/catch.hpp>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tests/unit/http_support.hpp"
-
-#include <sys/socket.h>
-#include <sys/time.h>
 
 namespace asio = boost::asio;
 using common::http::Client;
@@ -64,7 +60,8 @@ asio::awaitable<Response> missing_or_found(Request r) {
 
 namespace bhttp = boost::beast::http;
 
-/// One keep-alive connection with blocking reads and writes (each answer is read whole).
+/// One keep-alive connection with blocking writes and reads (each answer is read whole), the reads bounded by
+/// bound_reads.
 struct RawConnection {
     /// `receive_buffer`: the socket's receive buffer in bytes (SO_RCVBUF, set before connecting); 0: the system's.
     explicit RawConnection(std::uint16_t port, int receive_buffer = 0) : socket(ioc) {
@@ -77,10 +74,26 @@ struct RawConnection {
         req.set(bhttp::field::host, "127.0.0.1");
         bhttp::write(socket, req);
     }
+    /// The next answer, read whole; throws when the read fails or, after bound_reads, when no answer came within it.
     bhttp::response<bhttp::string_body> receive() {
         bhttp::response_parser<bhttp::string_body> parser;
         parser.body_limit(64 * 1024 * 1024);  // the large answers of the write tests (Beast's default is 8 MB)
-        bhttp::read(socket, buffer, parser);
+        // Read on this connection's own loop for at most the bound: a socket time-out (SO_RCVTIMEO) does not bound
+        // Asio's synchronous read, which waits again with poll() when recv() times out.
+        std::optional<boost::system::error_code> read;
+        bhttp::async_read(socket, buffer, parser, [&read](boost::system::error_code ec, std::size_t) { read = ec; });
+        ioc.restart();
+        if (bound)
+            ioc.run_for(*bound);
+        else
+            ioc.run();
+        if (!read) {
+            socket.cancel();
+            ioc.restart();
+            ioc.run();
+            throw std::runtime_error("no answer within the bound");
+        }
+        if (*read) throw boost::system::system_error(*read);
         return parser.release();
     }
     bhttp::response<bhttp::string_body> get(const std::string& path) {
@@ -88,13 +101,11 @@ struct RawConnection {
         return receive();
     }
     /// Reads fail after `d` instead of blocking for ever (a bound against hangs, not a timing).
-    void bound_reads(std::chrono::seconds d) {
-        timeval tv{.tv_sec = static_cast<time_t>(d.count()), .tv_usec = 0};
-        REQUIRE(::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0);
-    }
+    void bound_reads(std::chrono::seconds d) { bound = d; }
     asio::io_context ioc;
     asio::ip::tcp::socket socket;
     boost::beast::flat_buffer buffer;
+    std::optional<std::chrono::seconds> bound;
 };
 
 /// A test server of `handler` and one kept connection to it, its reads bounded.
@@ -467,29 +478,6 @@ bool is_large_body(const std::string& body) {
     return true;
 }
 
-/// GET `path` on a connection of its own: the answer's body, or nullopt when none came within 20 s (a bound against a
-/// network thread held by another connection, not a timing).
-std::optional<std::string> get_within_bound(std::uint16_t port, const std::string& path) {
-    asio::io_context ioc;
-    asio::ip::tcp::socket socket(ioc);
-    std::optional<std::string> body;
-    asio::co_spawn(
-        ioc,
-        [&]() -> asio::awaitable<void> {
-            co_await socket.async_connect({asio::ip::make_address("127.0.0.1"), port}, asio::use_awaitable);
-            bhttp::request<bhttp::empty_body> req{bhttp::verb::get, path, 11};
-            req.set(bhttp::field::host, "127.0.0.1");
-            co_await bhttp::async_write(socket, req, asio::use_awaitable);
-            boost::beast::flat_buffer buffer;
-            bhttp::response<bhttp::string_body> res;
-            co_await bhttp::async_read(socket, buffer, res, asio::use_awaitable);
-            body = res.body();
-        },
-        asio::detached);
-    ioc.run_for(std::chrono::seconds(20));
-    return body;
-}
-
 }  // namespace http_server_writes
 
 TEST_CASE("server: an answer larger than the socket takes at once is written whole, then the next", "[http]") {
@@ -515,11 +503,17 @@ TEST_CASE("server: a client that stops reading an answer is cut off at the write
     RawConnection stuck(srv.server.port(), 64 * 1024);
     stuck.bound_reads(std::chrono::seconds(20));
     stuck.send("/large");  // and reads nothing for now
-    // The network thread is not held by the stuck answer: another connection is answered meanwhile, until the stuck
-    // one is closed.
-    CHECK(http_server_writes::get_within_bound(srv.server.port(), "/small") == "/small");
+    // The network thread is not held by the stuck answer: another connection is answered meanwhile (within the
+    // bound), until the stuck one is closed.
+    {
+        RawConnection other(srv.server.port());
+        other.bound_reads(std::chrono::seconds(20));
+        CHECK(other.get("/small").body() == "/small");
+    }
     REQUIRE(eventually([&] { return srv.server.connections() == 0; }));
-    CHECK(http_server_writes::get_within_bound(srv.server.port(), "/again") == "/again");
+    RawConnection after(srv.server.port());
+    after.bound_reads(std::chrono::seconds(20));
+    CHECK(after.get("/again").body() == "/again");
     // What the stuck client reads now ends before the answer's end: the server closed the connection mid-answer.
     boost::beast::error_code ec;
     bhttp::response_parser<bhttp::string_body> parser;
