@@ -11,7 +11,10 @@
 # the counters zeroed, wrk (tests/load/ingest.lua) for BENCH_SECONDS against a, the count read; then the same for
 # b. Under callgrind the hub runs about fifty times slower, so the statements carry other batch sizes than at full
 # speed: compare a with b, not with ab-bench.sh's figures. Environment: HUB_A, HUB_B (default build/bin/orderhub);
-# BENCH_SECONDS (default 10); BENCH_ROUNDS (default 3); BENCH_CONNECTIONS (default 16). Results go to stdout.
+# BENCH_SECONDS (default 10); BENCH_ROUNDS (default 3); BENCH_CONNECTIONS (default 16); BENCH_CACHE_SIM=1 also
+# simulates the caches (callgrind --cache-sim=yes, slower still) and reports the data reads and writes that missed
+# the first-level cache per order, for changes that move what memory a request touches rather than how much work
+# it does. Results go to stdout.
 set -euo pipefail
 hub_a=${HUB_A:+$(realpath -m "$HUB_A")}
 hub_b=${HUB_B:+$(realpath -m "$HUB_B")}
@@ -22,6 +25,8 @@ pgbin=/usr/lib/postgresql/15/bin
 secs=${BENCH_SECONDS:-10}
 rounds=${BENCH_ROUNDS:-3}
 conns=${BENCH_CONNECTIONS:-16}
+cache_sim=${BENCH_CACHE_SIM:-0}
+[ "$cache_sim" = 1 ] && sim_opt=--cache-sim=yes || sim_opt=--cache-sim=no
 threads=$((conns < 2 ? 1 : 2))
 declare -A bin url port hpid wh
 # shellcheck source=tests/load/bench-lib.sh
@@ -40,8 +45,8 @@ for v in a b; do
   url[$v]=$bench_url
   wh[$v]=$bench_webhook
   # exec keeps the PID: callgrind_control finds the run by it.
-  printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s --dump-instr=no "%s" "$@"\n' \
-    "$work/callgrind-$v.out" "${bin[$v]}" >"$work/hub-$v.sh"
+  printf '#!/bin/sh\nexec valgrind --tool=callgrind %s --callgrind-out-file=%s --dump-instr=no "%s" "$@"\n' \
+    "$sim_opt" "$work/callgrind-$v.out" "${bin[$v]}" >"$work/hub-$v.sh"
   chmod +x "$work/hub-$v.sh"
   bench_serve "$work/hub-$v.sh" "${url[$v]}" "$work/hub-$v.log"
   hpid[$v]=$bench_pid
@@ -50,16 +55,24 @@ done
 
 # The instructions the run executed since its counters were last zeroed: the sum of its threads' lines
 # ("   Th 2  1,234,567") after "Totals:".
-instructions() {
-  callgrind_control -e Ir "$1" 2>/dev/null | awk '/Totals:/ { t = 1; next } t && $1 == "Th" { gsub(",", "", $3); s += $3 } END { if (t) print s }'
+instructions() { counted "$1" Ir; }
+# The sum of the events named (callgrind_control -e A,B) over the run's threads.
+counted() {
+  callgrind_control -e "$2" "$1" 2>/dev/null |
+    awk '/Totals:/ { t = 1; next } t && $1 == "Th" { for (i = 3; i <= NF; i++) { gsub(",", "", $i); s += $i } } END { if (t) print s }'
 }
 
 echo "a: ${bin[a]}"
 echo "b: ${bin[b]}"
 echo "$conns connections, $rounds rounds of $secs s under callgrind, alternating (commit $(git rev-parse --short HEAD))"
 echo
-echo "| round | side | stored orders | instructions per order |"
-echo "|---:|---|---:|---:|"
+if [ "$cache_sim" = 1 ]; then
+  echo "| round | side | stored orders | instructions per order | first-level data misses per order |"
+  echo "|---:|---|---:|---:|---:|"
+else
+  echo "| round | side | stored orders | instructions per order |"
+  echo "|---:|---|---:|---:|"
+fi
 : >"$work/rows"
 for r in $(seq "$rounds"); do
   for v in a b; do
@@ -72,8 +85,15 @@ for r in $(seq "$rounds"); do
     [ -n "$ir" ] || { echo "callgrind_control gave no count for ${hpid[$v]}" >&2; exit 1; }
     stored=$(sql "${url[$v]}" "SELECT count(*) FROM hub.orders WHERE external_id LIKE 'I$r$v-%'")
     [ "$stored" -gt 0 ] || { echo "no order stored in round $r ($v)" >&2; cat "$work/wrk.out" >&2; exit 1; }
-    echo "$r $v $stored $((ir / stored))" >>"$work/rows"
-    echo "| $r | $v | $stored | $((ir / stored)) |"
+    if [ "$cache_sim" = 1 ]; then
+      missed=$(counted "${hpid[$v]}" D1mr,D1mw)
+      [ -n "$missed" ] || { echo "callgrind_control gave no miss count for ${hpid[$v]}" >&2; exit 1; }
+      echo "$r $v $stored $((ir / stored)) $((missed / stored))" >>"$work/rows"
+      echo "| $r | $v | $stored | $((ir / stored)) | $((missed / stored)) |"
+    else
+      echo "$r $v $stored $((ir / stored))" >>"$work/rows"
+      echo "| $r | $v | $stored | $((ir / stored)) |"
+    fi
   done
 done
 python3 - "$work/rows" <<'EOF'
@@ -81,11 +101,14 @@ import statistics
 import sys
 rows = {}
 for line in open(sys.argv[1]):
-    r, v, stored, per = line.split()
-    rows[(r, v)] = int(per)
+    r, v, stored, *per = line.split()
+    rows[(r, v)] = [int(x) for x in per]
 pairs = sorted({r for r, _ in rows}, key=int)
-ratio = [rows[(r, "b")] / rows[(r, "a")] for r in pairs]
 print()
-print("b / a per pair, instructions per stored order: " + ", ".join(f"{x:.3f}" for x in ratio) +
-      f" (median {statistics.median(ratio):.3f})")
+for k, what in enumerate(["instructions per stored order", "first-level data misses per stored order"]):
+    if len(rows[(pairs[0], "a")]) <= k:
+        break
+    ratio = [rows[(r, "b")][k] / rows[(r, "a")][k] for r in pairs]
+    print(f"b / a per pair, {what}: " + ", ".join(f"{x:.3f}" for x in ratio) +
+          f" (median {statistics.median(ratio):.3f})")
 EOF
