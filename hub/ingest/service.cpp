@@ -249,7 +249,7 @@ boost::asio::awaitable<IngestResult> IngestService::ingest(InboxRecord inbox, bo
     IngestResult result;
     result.partner_id = inbox.partner_id;  // for the answer's log line: the inbox row goes to the store
     const std::string request_id = inbox.request_id;
-    ValidationResult checked;  // the order stays here while the store has it (freed by this thread)
+    ValidationResult checked;
     check(inbox, result, checked);
     try {
         if (!checked.value) {
@@ -258,7 +258,12 @@ boost::asio::awaitable<IngestResult> IngestService::ingest(InboxRecord inbox, bo
             co_await store_.record(std::move(inbox));
             co_return result;
         }
-        auto stored = co_await store_.store(std::move(*checked.value), std::move(inbox));
+        // The store has taken what it needs of the order when store() returns (an order_created's entry is
+        // written, an order_updated is moved into its job): its validated form is freed here and now, while its
+        // memory is in this thread's cache and the next request can reuse it, not after the commit.
+        auto storing = store_.store(std::move(*checked.value), std::move(inbox));
+        checked = ValidationResult();
+        auto stored = co_await std::move(storing);
         if (stored_) stored_();
         result.kind = stored.kind;
         result.order_id = std::move(stored.order_id);

@@ -66,8 +66,10 @@ public:
     /// Stores an order_created (order, items, first status row, forwarding job) or an order_updated (status-log
     /// row, current status) with its inbox row: all or nothing. The inbox row's outcome, status and order id are
     /// filled in here. Throws when the store is unavailable (common::db::is_unavailable) or on a bug. The arguments
-    /// are lent, not copied into the coroutine's frame: the caller awaits the coroutine at once and keeps them until
-    /// it completes; what the store keeps it moves out of them. The partner is the inbox row's.
+    /// are lent, not copied into the coroutine's frame: `webhook` until store() returns (it has taken what it keeps
+    /// of the order by then, and the caller frees the rest before it awaits the commit), `inbox` until the coroutine
+    /// completes (the caller awaits it at once); what the store keeps it moves out of them. The partner is the inbox
+    /// row's.
     virtual boost::asio::awaitable<StoreOutcome> store(Validated&& webhook, InboxRecord&& inbox) = 0;
     /// Records a request that was refused before storage (bad JSON, validation); returns the inbox id. `inbox` is
     /// lent as store()'s arguments are.

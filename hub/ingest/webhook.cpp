@@ -116,6 +116,9 @@ boost::asio::awaitable<Response> WebhookHandler::handle(Request&& req, std::stri
     w.webhook_signature = req.header("webhook-signature").value_or("");
     w.request_id = std::move(req.request_id);
     w.body = std::move(req.body);
+    // What is kept of the headers is in `w` now: the rest is freed before the wait for the commit, while its memory
+    // is in this thread's cache and the next request can reuse it. (The path stays: `key` is a view of it.)
+    req.headers = {};
     co_return render(co_await service_.receive(std::move(w)));
 }
 
