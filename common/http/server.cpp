@@ -427,8 +427,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // The request's header fields (Beast allocates each) come from an arena in this frame, released with it.
         std::array<std::byte, kFieldsArenaBytes> space;  // NOLINT(cppcoreguidelines-pro-type-member-init): arena
         std::pmr::monotonic_buffer_resource arena(space.data(), space.size());
-        RequestParser parser(std::piecewise_construct, std::make_tuple(),
-                             std::make_tuple(std::pmr::polymorphic_allocator<char>(&arena)));
+        // Destroyed once the request is taken from it, before the handler waits (below).
+        std::optional<RequestParser> parsing;
+        parsing.emplace(std::piecewise_construct, std::make_tuple(),
+                        std::make_tuple(std::pmr::polymorphic_allocator<char>(&arena)));
+        RequestParser& parser = *parsing;
         parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
         parser.body_limit(limits.max_body);
         const auto started = std::chrono::steady_clock::now();
@@ -479,6 +482,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         req.headers.reserve(static_cast<std::size_t>(std::distance(msg.begin(), msg.end())));
         for (const auto& f : msg) req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
         req.body = std::move(msg.body());
+        // The parser and its header fields are freed now, while they are in this thread's cache, not after the
+        // handler's wait (a webhook's is the commit, milliseconds later).
+        parsing.reset();
         // The handler runs in this coroutine, under the handler time-out: past it, the connection's deadline answers
         // 503 without it (answer_handler_timeout) and this session ends once the handler returns. (Run as a
         // coroutine of its own, raced against a timer, it cost a spawn, its completion posted back and a timer's
