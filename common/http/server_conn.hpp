@@ -18,7 +18,6 @@
 #include <optional>
 #include <string>
 
-#include "common/http/drain_aware_socket.hpp"
 #include "common/http/message.hpp"
 
 namespace common::http::detail {
@@ -132,7 +131,7 @@ struct PlainConn final : Conn {
         stream.non_blocking(true, ignored);
     }
     tcp::socket& socket() override { return stream; }
-    DrainAwareSocket stream;
+    tcp::socket stream;
 };
 
 /// A TLS connection; it keeps the context it was accepted with, whatever reload_tls() does later.
