@@ -416,10 +416,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // The request's header fields (Beast allocates each) come from an arena in this frame, released with it.
         std::array<std::byte, kFieldsArenaBytes> space;  // NOLINT(cppcoreguidelines-pro-type-member-init): arena
         std::pmr::monotonic_buffer_resource arena(space.data(), space.size());
-        // Destroyed once the request is taken from it, before the handler waits (below).
-        std::optional<RequestParser> parsing;
-        parsing.emplace(std::piecewise_construct, std::make_tuple(),
-                        std::make_tuple(std::pmr::polymorphic_allocator<char>(&arena)));
+        // Destroyed once the request is taken from it, before the handler waits (below); `parser` and `msg` are not
+        // used past that point.
+        std::optional<RequestParser> parsing(std::in_place, std::piecewise_construct, std::make_tuple(),
+                                             std::make_tuple(std::pmr::polymorphic_allocator<char>(&arena)));
         RequestParser& parser = *parsing;
         parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
         parser.body_limit(limits.max_body);

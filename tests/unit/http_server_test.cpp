@@ -82,19 +82,33 @@ struct RawConnection {
         // Asio's synchronous read, which waits again with poll() when recv() times out.
         std::optional<boost::system::error_code> read;
         bhttp::async_read(socket, buffer, parser, [&read](boost::system::error_code ec, std::size_t) { read = ec; });
+        if (!run_bounded(read)) throw std::runtime_error("no answer within the bound");
+        if (*read) throw boost::system::system_error(*read);
+        return parser.release();
+    }
+    /// Whether the server closed the connection (the next read ends the stream) within the bound, with nothing
+    /// more sent.
+    bool closed_by_server() {
+        std::optional<boost::system::error_code> read;
+        std::array<char, 64> scratch{};
+        socket.async_read_some(asio::buffer(scratch), [&read](boost::system::error_code ec, std::size_t n) {
+            read = n > 0 ? boost::system::error_code() : ec;
+        });
+        return run_bounded(read) && *read == asio::error::eof;
+    }
+    /// Runs this connection's loop until the operation started sets `done`, for at most the bound; false (the
+    /// operation cancelled) when it did not complete within it.
+    bool run_bounded(const std::optional<boost::system::error_code>& done) {
         ioc.restart();
         if (bound)
             ioc.run_for(*bound);
         else
             ioc.run();
-        if (!read) {
-            socket.cancel();
-            ioc.restart();
-            ioc.run();
-            throw std::runtime_error("no answer within the bound");
-        }
-        if (*read) throw boost::system::system_error(*read);
-        return parser.release();
+        if (done) return true;
+        socket.cancel();
+        ioc.restart();
+        ioc.run();
+        return false;
     }
     bhttp::response<bhttp::string_body> get(const std::string& path) {
         send(path);
@@ -345,6 +359,28 @@ TEST_CASE("server: a request is read whole however it arrives, and answered with
     bad.bound_reads(std::chrono::seconds(20));
     asio::write(bad.socket, asio::buffer(std::string_view("GET /h HTTP/1.1\r\nHost x\r\n\r\n")));
     CHECK(bad.receive().result_int() == 400);
+}
+
+TEST_CASE("server: a request and the client's end of sending in one go: answered, then the connection closed",
+          "[http]") {
+    // A client that sends its request and shuts its side at once (HTTP/1.0 tools, `nc -N`): the request and the end
+    // of the stream arrive together, and the server must still see the end once it has answered, not hold the
+    // connection until the idle time-out (60 s, past the 20 s bound). A cut that waited for a new epoll edge after a
+    // short read missed exactly this
+    // (tests/fuzz/regressions/fuzz_http/request-then-fin-in-one-go-closed-after-answer.http).
+    Loop loop;
+    TestServer srv(loop, echo_request);
+    for (int i = 0; i < 5; ++i) {
+        RawConnection conn(srv.server.port());
+        conn.bound_reads(std::chrono::seconds(20));
+        asio::write(conn.socket,
+                    asio::buffer(std::string_view("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")));
+        conn.socket.shutdown(asio::ip::tcp::socket::shutdown_send);
+        const auto res = conn.receive();
+        CHECK(res.result_int() == 200);
+        CHECK(res.body() == "POST /a {}");
+        CHECK(conn.closed_by_server());
+    }
 }
 
 namespace http_server_lines {
