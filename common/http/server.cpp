@@ -275,16 +275,27 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         w->end();
     }
 
+    /// The idle read of await_request: a plain connection's read after which the kernel counts nothing left in the
+    /// socket (no byte, no end of stream) has the next one wait for the socket's next edge (drain_aware_socket.hpp),
+    /// so the read after an answer does not find the socket empty first; TLS reads through its engine as before.
+    template <class C>
+    static auto read_idle(C& c, asio::mutable_buffer into) {
+        if constexpr (std::is_same_v<C, PlainConn>)
+            return c.stream.async_read_marking_drained(into, kTuple);
+        else
+            return c.stream.async_read_some(into, kTuple);
+    }
+
     /// Idle between requests: waits for the first bytes of the next one under the idle time-out (stop() cancels
     /// the wait); false when the connection is to end. Waits by reading, not with a wait on the socket: bytes may
     /// already wait decrypted inside the TLS layer, and on a plain socket asio re-arms epoll (EPOLL_CTL_MOD) for
-    /// every wait, where a read first tries the socket and then waits without that system call.
+    /// every wait, where a read waits without that system call (read_idle).
     template <class C>
     asio::awaitable<bool> await_request(C& c, beast::flat_buffer& buffer) {
         c.idle = true;
         if (c.stopping) co_return false;
         c.arm(limits.idle_timeout);
-        auto [ec, got] = co_await c.stream.async_read_some(buffer.prepare(kIdleReadBytes), kTuple);
+        auto [ec, got] = co_await read_idle(c, buffer.prepare(kIdleReadBytes));
         buffer.commit(got);
         c.disarm();
         c.idle = false;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "common/http/drain_aware_socket.hpp"
 #include "common/http/message.hpp"
 
 namespace common::http::detail {
@@ -131,7 +132,7 @@ struct PlainConn final : Conn {
         stream.non_blocking(true, ignored);
     }
     tcp::socket& socket() override { return stream; }
-    tcp::socket stream;
+    DrainAwareSocket stream;
 };
 
 /// A TLS connection; it keeps the context it was accepted with, whatever reload_tls() does later.

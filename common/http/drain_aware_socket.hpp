@@ -1,0 +1,217 @@
+#pragma once
+
+// A plain connection's TCP socket whose idle read tells Asio's reactor when it emptied the socket (internal to
+// common/http/server.cpp, included by server_conn.hpp only).
+//
+// Asio 1.81's epoll reactor registers a socket edge-triggered and keeps, per socket and kind of operation, whether
+// the next operation is to be tried at once ("speculatively") or queued until epoll reports the socket ready. Writes
+// clear that flag when they write less than they were given; reads clear it only at the end of the stream. So after
+// an answer, the session's next read always tries the socket first, and finds it empty whenever the client has not
+// sent its next request yet: a `recvfrom` that returns EAGAIN for about three answers in four at 64 connections
+// (docs/performance.md, "The read after an answer").
+//
+// async_read_marking_drained() is that read, with one difference: the socket has TCP_INQ on, so every read brings
+// back the kernel's count of what its receive queue still holds, taken after the copy; when that count is zero the
+// read reports to the reactor that it exhausted the socket, as Asio does for a short write, and the next read waits
+// for the socket's next edge instead of trying it first. Every byte, end of stream or error that arrives after the
+// count was taken raises a new edge, which sets the flag again. An end of stream that is already there when the count
+// is taken (a request and the client's FIN that arrived together, with one edge for both) raises no edge of its own:
+// the kernel counts it as one byte more for exactly that reason (tcp_inq_hint), so such a read does not report the
+// socket exhausted and the next read finds the end at once. The size of the read cannot tell that: a read of fewer
+// bytes than its buffer may have stopped at a FIN that is already there (session 40 tried it and reverted it:
+// docs/performance.md). Without the count (TCP_INQ refused, another kernel), no read is reported exhausted.
+//
+// This uses Asio's detail layer (the reactor's operation and start_op), whose contract is Boost 1.81's: with another
+// Boost, another reactor (io_uring) or without epoll, the read is the plain async_read_some.
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/version.hpp>
+#include <cstddef>
+#include <utility>
+
+#if defined(__linux__)
+#include <netinet/tcp.h>
+#endif
+
+#if BOOST_VERSION == 108100 && defined(BOOST_ASIO_HAS_EPOLL) && !defined(BOOST_ASIO_HAS_IO_URING_AS_DEFAULT) && \
+    defined(TCP_INQ) && defined(TCP_CM_INQ)
+#define ORDERHUB_DRAIN_AWARE_READ 1
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/detail/bind_handler.hpp>
+#include <boost/asio/detail/fenced_block.hpp>
+#include <boost/asio/detail/handler_alloc_helpers.hpp>
+#include <boost/asio/detail/handler_cont_helpers.hpp>
+#include <boost/asio/detail/handler_work.hpp>
+#include <boost/asio/detail/memory.hpp>
+#include <boost/asio/detail/reactor.hpp>
+#include <boost/asio/detail/reactor_op.hpp>
+#include <boost/asio/detail/socket_ops.hpp>
+#include <boost/asio/execution/context.hpp>
+#include <boost/asio/query.hpp>
+#include <cerrno>
+#include <cstring>
+#endif
+
+namespace common::http::detail {
+
+#ifdef ORDERHUB_DRAIN_AWARE_READ
+namespace drain_aware {
+
+namespace ad = boost::asio::detail;
+
+/// The reactor operation of async_read_marking_drained: Asio's reactive_socket_recv_op for one buffer, except that it
+/// reads with recvmsg() and reports a read after which the kernel counts nothing left to read (TCP_INQ: no byte and
+/// no end of stream) as done_and_exhausted.
+template <class Handler, class IoExecutor>
+class RecvOp : public ad::reactor_op {
+public:
+    BOOST_ASIO_DEFINE_HANDLER_PTR(RecvOp);
+
+    RecvOp(ad::socket_type socket, boost::asio::mutable_buffer buffer, Handler& handler, const IoExecutor& io_ex)
+        : ad::reactor_op(boost::system::error_code(), &RecvOp::do_perform, &RecvOp::do_complete),
+          socket_(socket),
+          buffer_(buffer),
+          handler_(std::move(handler)),
+          work_(handler_, io_ex) {}
+
+    static status do_perform(ad::reactor_op* base) {
+        auto* o = static_cast<RecvOp*>(base);
+        iovec iov{o->buffer_.data(), o->buffer_.size()};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+        for (;;) {
+            msghdr msg{};
+            msg.msg_iov = &iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control;
+            msg.msg_controllen = sizeof control;
+            const auto n = ::recvmsg(o->socket_, &msg, 0);  // the socket is non-blocking (start())
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                if (errno == EAGAIN || errno == EWOULDBLOCK) return not_done;  // queued until the socket's next edge
+                o->ec_ = boost::system::error_code(errno, boost::asio::error::get_system_category());
+                o->bytes_transferred_ = 0;
+                return done;
+            }
+            o->bytes_transferred_ = static_cast<std::size_t>(n);
+            if (n == 0) {
+                o->ec_ = boost::asio::error::eof;  // as Asio reads a stream (the buffer is never empty here)
+                return done;
+            }
+            o->ec_ = {};
+            return left_in_queue(msg) == 0 ? done_and_exhausted : done;
+        }
+    }
+
+    static void do_complete(void* owner, ad::operation* base, const boost::system::error_code& /*ec*/,
+                            std::size_t /*bytes_transferred*/) {
+        auto* o = static_cast<RecvOp*>(base);
+        ptr p = {ad::addressof(o->handler_), o, o};
+        ad::handler_work<Handler, IoExecutor> w(std::move(o->work_));
+        // The handler is moved out so that the operation's memory is freed before the upcall (as Asio's own ops).
+        ad::binder2<Handler, boost::system::error_code, std::size_t> handler(o->handler_, o->ec_,
+                                                                             o->bytes_transferred_);
+        p.h = ad::addressof(handler.handler_);
+        p.reset();
+        if (owner != nullptr) {
+            ad::fenced_block b(ad::fenced_block::half);
+            w.complete(handler, handler.handler_);
+        }
+    }
+
+private:
+    /// What the kernel counted in the receive queue after the read (TCP_CM_INQ; an end of stream already there
+    /// counts one), or -1 without the count.
+    static int left_in_queue(msghdr& msg) {
+        if ((msg.msg_flags & MSG_CTRUNC) != 0) return -1;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == SOL_TCP && c->cmsg_type == TCP_CM_INQ && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+                int left = 0;
+                std::memcpy(&left, CMSG_DATA(c), sizeof left);
+                return left;
+            }
+        }
+        return -1;
+    }
+
+    ad::socket_type socket_;
+    boost::asio::mutable_buffer buffer_;
+    Handler handler_;
+    ad::handler_work<Handler, IoExecutor> work_;
+};
+
+/// Per-operation cancellation of a RecvOp (Asio's reactor_op_cancellation, which is not public).
+class Cancellation {
+public:
+    Cancellation(ad::reactor* r, ad::reactor::per_descriptor_data* data, ad::socket_type s)
+        : reactor_(r), data_(data), socket_(s) {}
+    void operator()(boost::asio::cancellation_type_t type) {
+        using boost::asio::cancellation_type;
+        if (!!(type & (cancellation_type::terminal | cancellation_type::partial | cancellation_type::total)))
+            reactor_->cancel_ops_by_key(socket_, *data_, ad::reactor::read_op, this);
+    }
+
+private:
+    ad::reactor* reactor_;
+    ad::reactor::per_descriptor_data* data_;
+    ad::socket_type socket_;
+};
+
+}  // namespace drain_aware
+#endif
+
+/// A plain connection's socket (see the top of this file). Everything else is tcp::socket's.
+class DrainAwareSocket : public boost::asio::ip::tcp::socket {
+public:
+    /// Turns TCP_INQ on for `s` (see the top of this file); should the kernel refuse it, reads never report the
+    /// socket exhausted and every read tries the socket first, as Asio's own.
+    explicit DrainAwareSocket(boost::asio::ip::tcp::socket&& s) : boost::asio::ip::tcp::socket(std::move(s)) {
+#ifdef ORDERHUB_DRAIN_AWARE_READ
+        const int on = 1;
+        if (is_open()) (void)::setsockopt(native_handle(), SOL_TCP, TCP_INQ, &on, sizeof on);
+#endif
+    }
+
+    /// async_read_some into one buffer; a read that leaves the socket empty has the next read on it wait for the
+    /// socket's next edge instead of trying it first.
+    template <class Token>
+    auto async_read_marking_drained(boost::asio::mutable_buffer buffer, Token&& token) {
+#ifdef ORDERHUB_DRAIN_AWARE_READ
+        return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
+            [this](auto handler, boost::asio::mutable_buffer b) { this->start(std::move(handler), b); }, token, buffer);
+#else
+        return async_read_some(buffer, std::forward<Token>(token));
+#endif
+    }
+
+private:
+#ifdef ORDERHUB_DRAIN_AWARE_READ
+    template <class Handler>
+    void start(Handler handler, boost::asio::mutable_buffer b) {
+        namespace ad = drain_aware::ad;
+        using Op = drain_aware::RecvOp<Handler, executor_type>;
+        auto& impl = impl_.get_implementation();
+        auto& reactor =
+            boost::asio::use_service<ad::reactor>(boost::asio::query(get_executor(), boost::asio::execution::context));
+        const bool is_continuation = boost_asio_handler_cont_helpers::is_continuation(handler);
+        auto slot = boost::asio::get_associated_cancellation_slot(handler);
+        typename Op::ptr p = {ad::addressof(handler), Op::ptr::allocate(handler), nullptr};
+        p.p = new (p.v) Op(impl.socket_, b, handler, get_executor());
+        if (slot.is_connected())
+            p.p->cancellation_key_ =
+                &slot.template emplace<drain_aware::Cancellation>(&reactor, &impl.reactor_data_, impl.socket_);
+        // As reactive_socket_service_base::start_op: the socket non-blocking for the reactor, or the error reported.
+        if (b.size() > 0 && ((impl.state_ & ad::socket_ops::non_blocking) != 0 ||
+                             ad::socket_ops::set_internal_non_blocking(impl.socket_, impl.state_, true, p.p->ec_)))
+            reactor.start_op(ad::reactor::read_op, impl.socket_, impl.reactor_data_, p.p, is_continuation, true);
+        else
+            reactor.post_immediate_completion(p.p, is_continuation);
+        p.v = p.p = nullptr;
+    }
+#endif
+};
+
+}  // namespace common::http::detail
