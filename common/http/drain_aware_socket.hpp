@@ -19,7 +19,10 @@
 // the kernel counts it as one byte more for exactly that reason (tcp_inq_hint), so such a read does not report the
 // socket exhausted and the next read finds the end at once. The size of the read cannot tell that: a read of fewer
 // bytes than its buffer may have stopped at a FIN that is already there (session 40 tried it and reverted it:
-// docs/performance.md). Without the count (TCP_INQ refused, another kernel), no read is reported exhausted.
+// docs/performance.md). A reset is not counted: when one arrives with a request's bytes, the read of the request's
+// rest tries the socket before it waits (server.cpp, read_at_once), and a whole request's answer meets the reset when
+// it is written; either ends the connection at once. Without the count (TCP_INQ refused, another kernel), no read is
+// reported exhausted.
 //
 // This uses Asio's detail layer (the reactor's operation and start_op), whose contract is Boost 1.81's: with another
 // Boost, another reactor (io_uring) or without epoll, the read is the plain async_read_some.

@@ -286,6 +286,23 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             return c.stream.async_read_some(into, kTuple);
     }
 
+    /// The first read of the rest of a request on a plain connection, tried at once (its socket is non-blocking for
+    /// this program's calls, PlainConn): the bytes read (0 with nothing there yet, or with an error in `ec`). The
+    /// idle read before it may have told the reactor the socket is empty (read_idle), and a reset that arrived with
+    /// the request's first bytes raises no edge of its own, so a read that only waited for one would hold the
+    /// connection until the request time-out; this one meets the reset. A TLS connection reads through its stream.
+    template <class C>
+    static std::size_t read_at_once(C& c, beast::flat_buffer& buffer, beast::error_code& ec) {
+        if constexpr (std::is_same_v<C, PlainConn>) {
+            if (!c.stream.non_blocking()) return 0;
+            const std::size_t n = c.stream.read_some(buffer.prepare(beast::read_size(buffer, kReadSize)), ec);
+            if (ec == asio::error::would_block) ec.clear();
+            buffer.commit(n);
+            return n;
+        }
+        return 0;
+    }
+
     /// Idle between requests: waits for the first bytes of the next one under the idle time-out (stop() cancels
     /// the wait); false when the connection is to end. Waits by reading, not with a wait on the socket: bytes may
     /// already wait decrypted inside the TLS layer, and on a plain socket asio re-arms epoll (EPOLL_CTL_MOD) for
@@ -445,10 +462,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             // Beast's read loop gives the parser what the buffer holds before it reads. After need_more the parser
             // is to be given more bytes than last time: Beast 1.81 asserts so while parsing a final chunk, and the
             // same bytes again aborted a build with assertions on (tests/fuzz/regressions/fuzz_http). So what
-            // parse_buffered left is read to first, with the read size Beast's loop would use. (That assertion is
+            // parse_buffered left is read to first (tried at once on a plain connection, then waited for), with the
+            // read size Beast's loop would use. (That assertion is
             // also too strict for "0\r\n" and "\r" sent apart, fixed upstream in 2024, boostorg/beast#2861; a
             // Release build, NDEBUG, parses both right.)
-            if (buffer.size() > 0) {
+            const std::size_t at_once = read_at_once(*c, buffer, ec);
+            if (!ec && at_once == 0 && buffer.size() > 0) {
                 auto [read_ec, n] =
                     co_await c->stream.async_read_some(buffer.prepare(beast::read_size(buffer, kReadSize)), kTuple);
                 buffer.commit(n);

@@ -12,10 +12,12 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/unit/http_support.hpp"
@@ -380,6 +382,33 @@ TEST_CASE("server: a request and the client's end of sending in one go: answered
         CHECK(res.result_int() == 200);
         CHECK(res.body() == "POST /a {}");
         CHECK(conn.closed_by_server());
+    }
+}
+
+TEST_CASE("server: a request's first bytes and the client's reset in one go: the connection released at once",
+          "[http]") {
+    // The idle read that takes the bytes may tell the reactor the socket is empty (the kernel counts nothing left:
+    // a reset is not counted, drain_aware_socket.hpp), and the reset that came with them raises no edge of its own;
+    // a read of the rest that only waited for one held the connection until the request time-out (60 s here, past
+    // the 10 s bound). The loop is held while the bytes and the reset arrive, so that one edge reports both.
+    Loop loop(1);
+    common::http::Limits limits;
+    limits.request_timeout = std::chrono::seconds(60);
+    TestServer srv(loop, echo_request, limits);
+    // Three requests cut short, then three whole ones (answered into a reset socket: the write fails and closes).
+    for (int i = 0; i < 6; ++i) {
+        RawConnection conn(srv.server.port());
+        REQUIRE(eventually([&] { return srv.server.connections() == 1; }));  // its idle read waits
+        std::promise<void> sent;
+        asio::post(loop.ioc, [arrived = sent.get_future()] { arrived.wait(); });
+        const std::string_view cut = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"part\":";
+        const std::string_view whole = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+        asio::write(conn.socket, asio::buffer(i < 3 ? cut : whole));
+        conn.socket.set_option(asio::socket_base::linger(true, 0));
+        conn.socket.close();                                         // a reset
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // loopback delivers both within the calls
+        sent.set_value();
+        CHECK(eventually([&] { return srv.server.connections() == 0; }));
     }
 }
 
