@@ -178,8 +178,8 @@ public:
 #endif
     }
 
-    /// async_read_some into one buffer; a read that leaves the socket empty has the next read on it wait for the
-    /// socket's next edge instead of trying it first.
+    /// async_read_some into one buffer; a read after which the kernel counts nothing left in the socket (no byte, no
+    /// end of stream) has the next read on it wait for the socket's next edge instead of trying it first.
     template <class Token>
     auto async_read_marking_drained(boost::asio::mutable_buffer buffer, Token&& token) {
 #ifdef ORDERHUB_DRAIN_AWARE_READ
