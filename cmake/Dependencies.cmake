@@ -27,6 +27,13 @@ if(NOT PQ_FOUND)
   message(FATAL_ERROR "libpq 14 or later not found: apt-get install libpq-dev (or run ./deploy/install-deps.sh)")
 endif()
 
+# liburing: the answers of a burst sent with one system call (common/http/send_ring.hpp); when the host refuses
+# io_uring at run time the server sends each answer on its own.
+pkg_check_modules(URING QUIET IMPORTED_TARGET liburing>=2.2)
+if(NOT URING_FOUND)
+  message(FATAL_ERROR "liburing 2.2 or later not found: apt-get install liburing-dev (or run ./deploy/install-deps.sh)")
+endif()
+
 # tcmalloc (gperftools), the allocator of the two binaries (ORDERHUB_TCMALLOC).
 if(ORDERHUB_TCMALLOC)
   pkg_check_modules(TCMALLOC QUIET IMPORTED_TARGET libtcmalloc_minimal)

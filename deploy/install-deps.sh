@@ -11,7 +11,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-  libpqxx-dev libpq-dev libssl-dev catch2 libgoogle-perftools-dev
+  libpqxx-dev libpq-dev libssl-dev catch2 libgoogle-perftools-dev liburing-dev
   postgresql-15 postgresql-client-15
   python3 python3-jsonschema python3-yaml ca-certificates openssl curl jq
   clang-14 libclang-rt-14-dev clang-tidy-14

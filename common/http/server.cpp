@@ -17,6 +17,7 @@
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <cerrno>
 #include <cstring>
 #include <iterator>
 #include <memory_resource>
@@ -27,6 +28,7 @@
 #include <unordered_map>
 
 #include "common/http/request_id.hpp"
+#include "common/http/send_ring.hpp"
 #include "common/http/server_conn.hpp"
 #include "common/log/log.hpp"
 #include "common/log/spawned.hpp"
@@ -65,10 +67,18 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
           acceptor(asio::make_strand(io)),
           tls_files(std::move(tls)) {
         if (tls_files) tls_context = make_server_tls_context(*tls_files);
+        if (one_thread && limits.burst_sends) {
+            std::string why;
+            send_ring = detail::SendRing::open(io, why);
+            if (!send_ring)
+                log::info("answers are sent one system call each: io_uring is not available", {{"reason", why}});
+        }
     }
 
     asio::io_context& ioc;
     const bool one_thread;  ///< one thread runs ioc: connections need no strand of their own
+    /// The answers of a burst sent together (send_ring.hpp): one thread only, and the host allowing io_uring.
+    std::shared_ptr<detail::SendRing> send_ring;
     config::HostPort listen;
     Limits limits;
     Handler handler;
@@ -179,6 +189,21 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             }
         }
         return ec;
+    }
+
+    /// Advances `wire` past the `sent` bytes of a send through the ring (-errno: nothing sent); -EAGAIN (the socket
+    /// took nothing) is no error, the rest is written by write_rest.
+    static boost::system::error_code advance(Wire& wire, int sent) {
+        if (sent < 0)
+            return sent == -EAGAIN ? boost::system::error_code()
+                                   : boost::system::error_code(-sent, boost::system::system_category());
+        auto n = static_cast<std::size_t>(sent);
+        for (auto& b : wire) {
+            const std::size_t k = std::min(n, b.size());
+            b += k;
+            n -= k;
+        }
+        return {};
     }
 
     /// Writes the rest of `wire` (after write_at_once) under the write time-out. A coroutine of its own, so only a
@@ -536,7 +561,21 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         AnswerHead head;
         answer_head(meta, r, version, keep_alive, head);
         Wire wire{head.buffer(), asio::buffer(r.body)};
-        auto write_ec = write_at_once(*c, wire);
+        boost::system::error_code write_ec;
+        bool burst = false;
+        if constexpr (std::is_same_v<C, PlainConn>) burst = send_ring != nullptr;
+        if (burst) {
+            // With the burst's other answers, in one system call; what the socket did not take goes as below.
+            std::array<iovec, 2> iov{iovec{const_cast<void*>(wire[0].data()), wire[0].size()},
+                                     iovec{const_cast<void*>(wire[1].data()), wire[1].size()}};
+            msghdr msg{};
+            msg.msg_iov = iov.data();
+            msg.msg_iovlen = iov.size();
+            const int sent = co_await send_ring->async_send(c->socket(), &msg, asio::use_awaitable);
+            write_ec = advance(wire, sent);
+        } else {
+            write_ec = write_at_once(*c, wire);
+        }
         if (!write_ec && asio::buffer_size(wire) > 0) write_ec = co_await write_rest(*c, wire);
         log_access(meta, r, started);
         co_return !write_ec && keep_alive ? After::next : After::close;

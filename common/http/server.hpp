@@ -39,6 +39,11 @@ struct Limits {
     /// stop() ends the wait.
     std::size_t max_refusals = 4;
     std::chrono::milliseconds refusal_delay{1000};
+    /// Plain answers written in the same turn of the network thread (a group commit's) go out together, with one
+    /// io_uring system call (send_ring.hpp), when one thread runs the server and the host allows io_uring; false, or
+    /// without io_uring, each is written with its own sendmsg. Either way an answer the socket does not take at once
+    /// is finished by an asynchronous write under write_timeout.
+    bool burst_sends = true;
 };
 
 /// What a connection reads at once while it waits for its next request. Beast's header limit is soft and its

@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -124,9 +125,13 @@ struct RawConnection {
     std::optional<std::chrono::seconds> bound;
 };
 
-/// A test server of `handler` and one kept connection to it, its reads bounded.
+/// A test server of `handler` and one kept connection to it, its reads bounded. `threads`: the loop's; with one,
+/// the server is told so (as `serve` with one network thread: its answers may go out in bursts, send_ring.hpp).
 struct ServedConnection {
-    explicit ServedConnection(common::http::Handler handler) : srv(loop, std::move(handler)), conn(srv.server.port()) {
+    explicit ServedConnection(common::http::Handler handler, common::http::Limits limits = {}, int threads = 2)
+        : loop(threads),
+          srv(loop, std::move(handler), limits, std::nullopt, threads == 1 ? 1 : 0),
+          conn(srv.server.port()) {
         conn.bound_reads(std::chrono::seconds(20));
     }
     Loop loop;
@@ -547,7 +552,13 @@ bool is_large_body(const std::string& body) {
 }  // namespace http_server_writes
 
 TEST_CASE("server: an answer larger than the socket takes at once is written whole, then the next", "[http]") {
-    ServedConnection served(http_server_writes::large_or_small);
+    // On a loop of two threads, and on one, where the server's answers go out in bursts (where io_uring is allowed)
+    // or one by one.
+    const auto [threads, burst] = GENERATE(table<int, bool>({{2, true}, {1, true}, {1, false}}));
+    CAPTURE(threads, burst);
+    common::http::Limits limits;
+    limits.burst_sends = burst;
+    ServedConnection served(http_server_writes::large_or_small, limits, threads);
     // 16 MB: more than the socket takes at once, so the first write takes part of the answer and the rest waits.
     for (const char* path : {"/small", "/large", "/small", "/large", "/small"}) {
         auto res = served.conn.get(path);
@@ -561,10 +572,13 @@ TEST_CASE("server: an answer larger than the socket takes at once is written who
 
 TEST_CASE("server: a client that stops reading an answer is cut off at the write time-out, the others are served",
           "[http]") {
-    Loop loop;
+    const auto [threads, burst] = GENERATE(table<int, bool>({{2, true}, {1, true}, {1, false}}));
+    CAPTURE(threads, burst);
+    Loop loop(threads);
     common::http::Limits limits;
     limits.write_timeout = std::chrono::milliseconds(300);
-    TestServer srv(loop, http_server_writes::large_or_small, limits);
+    limits.burst_sends = burst;
+    TestServer srv(loop, http_server_writes::large_or_small, limits, std::nullopt, threads == 1 ? 1 : 0);
     // A small receive buffer: the 16 MB answer cannot wait whole in the two sockets' buffers.
     RawConnection stuck(srv.server.port(), 64 * 1024);
     stuck.bound_reads(std::chrono::seconds(20));
@@ -586,4 +600,64 @@ TEST_CASE("server: a client that stops reading an answer is cut off at the write
     parser.body_limit(http_server_writes::kLargeBody + 1);
     bhttp::read(stuck.socket, stuck.buffer, parser, ec);
     CHECK((ec == bhttp::error::partial_message || ec == asio::error::connection_reset));
+}
+
+namespace http_server_bursts {
+
+/// Holds every request until `expected` have come, then answers them all in one turn of the loop: the answers of a
+/// group commit, as the hub writes them. The answer to /N is its path N times (each client's of another size).
+struct Gate {
+    Gate(asio::io_context& io, std::size_t n) : timer(io, asio::steady_timer::time_point::max()), expected(n) {}
+    asio::steady_timer timer;
+    std::size_t expected;
+    std::size_t arrived = 0;
+};
+
+std::string body_for(const std::string& path) {
+    std::string body;
+    for (int k = std::stoi(path.substr(1)); k > 0; --k) body += path;
+    return body;
+}
+
+asio::awaitable<Response> gated(std::shared_ptr<Gate> gate, Request r) {
+    if (++gate->arrived < gate->expected)
+        co_await gate->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    else
+        gate->timer.cancel();  // the others wake in this same turn
+    Response res;
+    res.content_type = "text/plain";
+    res.body = body_for(r.path);
+    co_return res;
+}
+
+}  // namespace http_server_bursts
+
+TEST_CASE("server: answers released in one turn each reach their own client whole, in a burst or one by one",
+          "[http]") {
+    const bool burst = GENERATE(true, false);
+    CAPTURE(burst);
+    constexpr std::size_t kClients = 8;
+    Loop loop(1);
+    common::http::Limits limits;
+    limits.burst_sends = burst;
+    auto gate = std::make_shared<http_server_bursts::Gate>(loop.ioc, kClients);
+    TestServer srv(
+        loop, [gate](Request r) { return http_server_bursts::gated(gate, std::move(r)); }, limits, std::nullopt, 1);
+    // Two rounds on the same connections: each round's answers leave together, of sizes that differ by client (a
+    // count of bytes sent given to the wrong answer would cut one short or run one into the next).
+    std::vector<std::unique_ptr<RawConnection>> clients;
+    for (std::size_t k = 0; k < kClients; ++k) {
+        clients.push_back(std::make_unique<RawConnection>(srv.server.port()));
+        clients.back()->bound_reads(std::chrono::seconds(20));
+    }
+    for (int round = 0; round < 2; ++round) {
+        asio::post(loop.ioc, [gate] { gate->arrived = 0; });
+        for (std::size_t k = 0; k < kClients; ++k) clients[k]->send("/" + std::to_string(1 + k * 997 + round));
+        for (std::size_t k = 0; k < kClients; ++k) {
+            const std::string path = "/" + std::to_string(1 + k * 997 + round);
+            auto res = clients[k]->receive();
+            REQUIRE(res.result_int() == 200);
+            CHECK(res.body() == http_server_bursts::body_for(path));
+        }
+    }
 }

@@ -48,9 +48,10 @@ inline common::http::Response render_error(std::string_view, unsigned status, st
 
 /// A started Server on 127.0.0.1 with a free port; stopped when destroyed.
 struct TestServer {
+    /// `io_threads`: as Server's (0: not known); 1 only with a Loop(1).
     TestServer(Loop& loop, common::http::Handler handler, common::http::Limits limits = {},
-               std::optional<common::http::TlsFiles> tls = std::nullopt)
-        : server(loop.ioc, {"127.0.0.1", 0}, limits, std::move(handler), render_error, {}, std::move(tls)) {
+               std::optional<common::http::TlsFiles> tls = std::nullopt, std::size_t io_threads = 0)
+        : server(loop.ioc, {"127.0.0.1", 0}, limits, std::move(handler), render_error, {}, std::move(tls), io_threads) {
         server.start();
     }
     ~TestServer() { server.stop(); }

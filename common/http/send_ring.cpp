@@ -1,0 +1,179 @@
+#include "common/http/send_ring.hpp"
+
+#include <liburing.h>
+#include <boost/asio/append.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "common/log/log.hpp"
+
+namespace common::http::detail {
+namespace {
+
+/// Room for the sends of one burst: a burst has as many as the requests a group commit answers (tens); a send that
+/// finds the queue full goes out on its own (the server's plain write).
+constexpr unsigned kEntries = 256;
+
+}  // namespace
+
+struct SendRing::Ring {
+    io_uring ring{};
+    /// Waits on the ring for a completion the kernel did not give at submission (not expected with MSG_DONTWAIT;
+    /// opened only then, so that the completions of every burst do not wake the network thread's epoll).
+    std::optional<boost::asio::posix::stream_descriptor> late;
+};
+
+/// The flush of a burst, posted once its first send is queued. Destroyed without having run (the io_context is
+/// stopped and destroyed with it pending), it lets go of the waiting coroutines.
+struct SendRing::Flush {
+    std::shared_ptr<SendRing> ring;
+    explicit Flush(std::shared_ptr<SendRing> r) : ring(std::move(r)) {}
+    Flush(Flush&&) noexcept = default;
+    Flush& operator=(Flush&&) noexcept = default;
+    Flush(const Flush&) = delete;
+    Flush& operator=(const Flush&) = delete;
+    void operator()() { std::exchange(ring, nullptr)->flush(); }
+    ~Flush() {
+        if (ring) ring->abandon();
+    }
+};
+
+std::shared_ptr<SendRing> SendRing::open(boost::asio::io_context& io, std::string& why) {
+    std::shared_ptr<SendRing> r(new SendRing(io));
+    const int rc = io_uring_queue_init(kEntries, &r->ring_->ring, 0);
+    if (rc < 0) {
+        why = std::string("io_uring_queue_init: ") + std::strerror(-rc);
+        r->ring_.reset();
+        return nullptr;
+    }
+    return r;
+}
+
+SendRing::SendRing(boost::asio::io_context& io) : io_(io), ring_(std::make_unique<Ring>()) {}
+
+SendRing::~SendRing() {
+    if (!ring_) return;
+    let_go_of_late();
+    io_uring_queue_exit(&ring_->ring);
+}
+
+void SendRing::let_go_of_late() {
+    if (!ring_->late) return;
+    boost::system::error_code ignored;
+    ring_->late->cancel(ignored);
+    (void)ring_->late->release();  // the ring's own descriptor: io_uring_queue_exit closes it
+    ring_->late.reset();
+}
+
+void SendRing::queue(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Handler handler) {
+    const int fd = socket.native_handle();
+    io_uring_sqe* sqe = nullptr;
+    // Late completions pending (their slots must stay), a failed submission, or a full queue: sent on its own.
+    if (unanswered_ == 0 && !broken_) sqe = io_uring_get_sqe(&ring_->ring);
+    if (sqe == nullptr) {
+        boost::asio::post(io_, boost::asio::append(std::move(handler), -EAGAIN));
+        return;
+    }
+    io_uring_prep_sendmsg(sqe, fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(sqe, waiters_.size());
+    waiters_.push_back(Waiter{std::move(handler), &socket, fd, sqe});
+    if (!flush_posted_) {
+        flush_posted_ = true;
+        boost::asio::post(io_, Flush(shared_from_this()));
+    }
+}
+
+void SendRing::flush() {
+    flush_posted_ = false;
+    const std::size_t fresh = waiters_.size() - submitted_;
+    if (fresh == 0) return;
+    // A socket closed since its send was queued: its number may name another descriptor by now, so nothing is sent
+    // on it. (The server closes no socket while its answer waits here: the connection's deadline is disarmed for the
+    // write and a stop cancels only idle reads; this holds should that change.)
+    for (std::size_t k = submitted_; k < waiters_.size(); ++k) {
+        Waiter& w = waiters_[k];
+        if (!w.socket->is_open() || w.socket->native_handle() != w.fd) {
+            io_uring_prep_nop(w.sqe);
+            io_uring_sqe_set_data64(w.sqe, k);
+            w.result = -EBADF;
+            w.fd = -1;
+        }
+        w.sqe = nullptr;
+    }
+    const int rc = io_uring_submit(&ring_->ring);
+    const std::size_t taken = rc < 0 ? 0 : std::min<std::size_t>(static_cast<std::size_t>(rc), fresh);
+    if (taken < fresh) {
+        // The kernel took the queue in order and stopped: what it did not take is never submitted (no further
+        // submission on this ring), so its sends go out on their own, and every later one too.
+        broken_ = true;
+        for (std::size_t k = submitted_ + taken; k < waiters_.size(); ++k) waiters_[k].done = true;
+        common::log::warn("answers are sent one system call each from now: io_uring refused a submission",
+                          {{"error", rc < 0 ? std::string(std::strerror(-rc)) : std::string("short submission")}});
+    }
+    submitted_ += taken;
+    unanswered_ += taken;
+    reap();
+    complete();
+    if (unanswered_ > 0) wait_for_late();
+}
+
+bool SendRing::reap() {
+    unsigned head = 0;
+    unsigned seen = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring_->ring, head, cqe) {
+        const auto slot = static_cast<std::size_t>(io_uring_cqe_get_data64(cqe));
+        if (slot < submitted_ && !waiters_[slot].done) {
+            if (waiters_[slot].fd >= 0) waiters_[slot].result = cqe->res;  // a closed socket's stays -EBADF
+            waiters_[slot].done = true;
+            --unanswered_;
+        }
+        ++seen;
+    }
+    io_uring_cq_advance(&ring_->ring, seen);
+    return unanswered_ == 0;
+}
+
+void SendRing::complete() {
+    // Moved out before any is called: a resumed coroutine may queue its next send at once.
+    std::vector<std::pair<Handler, int>> due;
+    due.reserve(waiters_.size());
+    for (auto& w : waiters_)
+        if (w.done && w.handler) due.emplace_back(std::move(w.handler), w.result);
+    if (unanswered_ == 0) {
+        waiters_.clear();
+        submitted_ = 0;
+    }
+    for (auto& [handler, result] : due) std::move(handler)(result);
+}
+
+void SendRing::wait_for_late() {
+    // The ring's descriptor is readable while completions wait in it; watched only now, so that the completions of
+    // every burst, taken at once, do not wake the network thread's epoll.
+    if (!ring_->late) ring_->late.emplace(io_, ring_->ring.ring_fd);
+    ring_->late->async_wait(boost::asio::posix::descriptor_base::wait_read,
+                            [self = shared_from_this()](const boost::system::error_code& ec) {
+                                if (ec == boost::asio::error::operation_aborted || !self->ring_) return;
+                                self->reap();
+                                self->complete();
+                                if (self->unanswered_ > 0)
+                                    self->wait_for_late();
+                                else
+                                    self->let_go_of_late();
+                            });
+}
+
+void SendRing::abandon() {
+    flush_posted_ = false;
+    auto doomed = std::move(waiters_);
+    waiters_.clear();
+    submitted_ = 0;
+    unanswered_ = 0;
+    broken_ = true;  // a send the kernel may still hold: this ring takes no more
+}
+
+}  // namespace common::http::detail

@@ -1,0 +1,90 @@
+#pragma once
+
+// The answers of one burst sent with one system call (internal to common/http/server.cpp). When a group commit
+// ends, the hub answers its twenty or thirty requests one after another; each answer's sendmsg is a system call,
+// and on a virtual machine a system call costs about a microsecond before it does any work. A SendRing queues the
+// sends of a burst on an io_uring submission queue and submits them together once the burst's handlers have run:
+// one io_uring_enter for the burst instead of one sendmsg per answer (docs/performance.md, "The answers of a burst
+// in one system call"). Each send carries MSG_DONTWAIT, so the kernel completes it at once: with the bytes the
+// socket took, or -EAGAIN when it took none; the server writes what is left as before (its write time-out, its
+// asynchronous write), and a client that does not read never holds the network thread.
+//
+// io_uring is often refused (Docker's and containerd's default seccomp profiles, kernel.io_uring_disabled, a kernel
+// before 5.6): open() then returns null and the server sends each answer with its own sendmsg, as it did before.
+// For a server whose io_context runs on one thread only (the queue is not shared between threads).
+
+#include <sys/socket.h>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct io_uring_sqe;  // liburing.h, included by send_ring.cpp only
+
+namespace common::http::detail {
+
+class SendRing : public std::enable_shared_from_this<SendRing> {
+public:
+    using Handler = boost::asio::any_completion_handler<void(int)>;
+
+    /// A ring for the sends of `io` (run by one thread), or null when the host refuses io_uring (`why` says why).
+    static std::shared_ptr<SendRing> open(boost::asio::io_context& io, std::string& why);
+    ~SendRing();
+    SendRing(const SendRing&) = delete;
+    SendRing& operator=(const SendRing&) = delete;
+
+    /// Sends `msg` on `socket` with the burst it belongs to: completes, on the io_context's thread once the burst's
+    /// handlers have run, with the bytes sent or -errno (-EAGAIN: the socket took nothing; -EBADF: the socket was
+    /// closed meanwhile, and nothing was sent on the number it had). `socket`, `msg`, its iovecs and their bytes must
+    /// stay valid until then.
+    template <class Token>
+    auto async_send(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Token&& token) {
+        return boost::asio::async_initiate<Token, void(int)>(
+            [this](auto handler, boost::asio::ip::tcp::socket* s, const msghdr* m) {
+                queue(*s, m, Handler(std::move(handler)));
+            },
+            token, &socket, msg);
+    }
+
+private:
+    struct Ring;
+    struct Flush;
+    struct Waiter {
+        Handler handler;
+        boost::asio::ip::tcp::socket* socket = nullptr;
+        int fd = -1;                    // the socket's number when queued
+        ::io_uring_sqe* sqe = nullptr;  // until submitted
+        int result = -EAGAIN;
+        bool done = false;
+    };
+    explicit SendRing(boost::asio::io_context& io);
+    void queue(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Handler handler);
+    /// Submits what is queued, completes every send the kernel answered (all of them: MSG_DONTWAIT), and waits on the
+    /// ring for any other.
+    void flush();
+    /// Reads the completions there are; true when every submitted send is answered.
+    bool reap();
+    /// Completes the answered waiters, in order.
+    void complete();
+    /// Nothing will flush any more (the io_context is going away): the waiters are destroyed unanswered, so that the
+    /// coroutines they hold (which hold the server) are freed.
+    void abandon();
+    /// Watches the ring for the completions still missing after a flush.
+    void wait_for_late();
+    /// Stops watching the ring (its descriptor stays the ring's).
+    void let_go_of_late();
+
+    boost::asio::io_context& io_;
+    std::unique_ptr<Ring> ring_;
+    std::vector<Waiter> waiters_;  // by slot: submitted (up to submitted_) or queued
+    std::size_t submitted_ = 0;
+    std::size_t unanswered_ = 0;  // submitted, no completion yet
+    bool flush_posted_ = false;
+    bool broken_ = false;  // a submission failed: everything after goes back unsent
+};
+
+}  // namespace common::http::detail
