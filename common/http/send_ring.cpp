@@ -128,7 +128,17 @@ bool SendRing::reap() {
     io_uring_for_each_cqe(&ring_->ring, head, cqe) {
         const auto slot = static_cast<std::size_t>(io_uring_cqe_get_data64(cqe));
         if (slot < submitted_ && !waiters_[slot].done) {
-            if (waiters_[slot].fd >= 0) waiters_[slot].result = cqe->res;  // a closed socket's stays -EBADF
+            int res = cqe->res;
+            if (res == -EINVAL || res == -EOPNOTSUPP) {
+                // A kernel whose io_uring lacks the operation or its flags: nothing was sent, and from now on every
+                // answer goes out on its own.
+                if (!broken_)
+                    common::log::warn("answers are sent one system call each from now: io_uring refused a send",
+                                      {{"error", std::string(std::strerror(-res))}});
+                broken_ = true;
+                res = -EAGAIN;
+            }
+            if (waiters_[slot].fd >= 0) waiters_[slot].result = res;  // a closed socket's stays -EBADF
             waiters_[slot].done = true;
             --unanswered_;
         }
