@@ -161,20 +161,35 @@ void SendRing::complete() {
     for (auto& [handler, result] : due) std::move(handler)(result);
 }
 
+/// The wait for completions the kernel did not give at submission. Destroyed without having run (the io_context
+/// going away with it pending), it lets go of the waiting coroutines, as Flush does.
+struct SendRing::LateWait {
+    std::shared_ptr<SendRing> ring;
+    explicit LateWait(std::shared_ptr<SendRing> r) : ring(std::move(r)) {}
+    LateWait(LateWait&&) noexcept = default;
+    LateWait& operator=(LateWait&&) noexcept = default;
+    LateWait(const LateWait&) = delete;
+    LateWait& operator=(const LateWait&) = delete;
+    void operator()(const boost::system::error_code& ec) {
+        const auto self = std::exchange(ring, nullptr);
+        if (ec == boost::asio::error::operation_aborted) return;  // let go of by let_go_of_late
+        self->reap();
+        self->complete();
+        if (self->unanswered_ > 0)
+            self->wait_for_late();
+        else
+            self->let_go_of_late();
+    }
+    ~LateWait() {
+        if (ring) ring->abandon();
+    }
+};
+
 void SendRing::wait_for_late() {
     // The ring's descriptor is readable while completions wait in it; watched only now, so that the completions of
     // every burst, taken at once, do not wake the network thread's epoll.
     if (!ring_->late) ring_->late.emplace(io_, ring_->ring.ring_fd);
-    ring_->late->async_wait(boost::asio::posix::descriptor_base::wait_read,
-                            [self = shared_from_this()](const boost::system::error_code& ec) {
-                                if (ec == boost::asio::error::operation_aborted || !self->ring_) return;
-                                self->reap();
-                                self->complete();
-                                if (self->unanswered_ > 0)
-                                    self->wait_for_late();
-                                else
-                                    self->let_go_of_late();
-                            });
+    ring_->late->async_wait(boost::asio::posix::descriptor_base::wait_read, LateWait(shared_from_this()));
 }
 
 void SendRing::abandon() {

@@ -10,7 +10,10 @@
 // asynchronous write), and a client that does not read never holds the network thread.
 //
 // io_uring is often refused (Docker's and containerd's default seccomp profiles, kernel.io_uring_disabled, a kernel
-// before 5.6): open() then returns null and the server sends each answer with its own sendmsg, as it did before.
+// without it): open() then returns null and the server sends each answer with its own sendmsg, as it did before. A
+// kernel whose io_uring refuses the send (EINVAL, EOPNOTSUPP) has the ring step aside for good; one that leaves a
+// send pending instead of completing it at once is waited for on the ring's descriptor, the next answers meanwhile
+// sent on their own.
 // For a server whose io_context runs on one thread only (the queue is not shared between threads).
 
 #include <sys/socket.h>
@@ -53,6 +56,7 @@ public:
 private:
     struct Ring;
     struct Flush;
+    struct LateWait;
     struct Waiter {
         Handler handler;
         boost::asio::ip::tcp::socket* socket = nullptr;
