@@ -27,19 +27,27 @@ struct SendRing::Ring {
     std::optional<boost::asio::posix::stream_descriptor> late;
 };
 
-/// The flush of a burst, posted once its first send is queued. Destroyed without having run (the io_context is
-/// stopped and destroyed with it pending), it lets go of the waiting coroutines.
-struct SendRing::Flush {
+/// Holds the ring for a handler the io_context runs later (the flush of a burst, the wait for a late completion).
+/// Destroyed without having run (the io_context going away with it pending), it lets go of the waiting coroutines,
+/// which hold the server.
+struct SendRing::Held {
     std::shared_ptr<SendRing> ring;
-    explicit Flush(std::shared_ptr<SendRing> r) : ring(std::move(r)) {}
-    Flush(Flush&&) noexcept = default;
-    Flush& operator=(Flush&&) noexcept = default;
-    Flush(const Flush&) = delete;
-    Flush& operator=(const Flush&) = delete;
-    void operator()() { std::exchange(ring, nullptr)->flush(); }
-    ~Flush() {
+    explicit Held(std::shared_ptr<SendRing> r) : ring(std::move(r)) {}
+    Held(Held&&) noexcept = default;
+    Held& operator=(Held&&) noexcept = default;
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    ~Held() {
         if (ring) ring->abandon();
     }
+    /// The ring, no longer held: the handler runs.
+    std::shared_ptr<SendRing> take() { return std::exchange(ring, nullptr); }
+};
+
+/// The flush of a burst, posted once its first send is queued.
+struct SendRing::Flush {
+    Held held;
+    void operator()() { held.take()->flush(); }
 };
 
 std::shared_ptr<SendRing> SendRing::open(boost::asio::io_context& io, std::string& why) {
@@ -83,7 +91,7 @@ void SendRing::queue(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Ha
     waiters_.push_back(Waiter{std::move(handler), &socket, fd, sqe});
     if (!flush_posted_) {
         flush_posted_ = true;
-        boost::asio::post(io_, Flush(shared_from_this()));
+        boost::asio::post(io_, Flush{Held(shared_from_this())});
     }
 }
 
@@ -121,7 +129,7 @@ void SendRing::flush() {
     if (unanswered_ > 0) wait_for_late();
 }
 
-bool SendRing::reap() {
+void SendRing::reap() {
     unsigned head = 0;
     unsigned seen = 0;
     io_uring_cqe* cqe = nullptr;
@@ -145,7 +153,6 @@ bool SendRing::reap() {
         ++seen;
     }
     io_uring_cq_advance(&ring_->ring, seen);
-    return unanswered_ == 0;
 }
 
 void SendRing::complete() {
@@ -161,17 +168,11 @@ void SendRing::complete() {
     for (auto& [handler, result] : due) std::move(handler)(result);
 }
 
-/// The wait for completions the kernel did not give at submission. Destroyed without having run (the io_context
-/// going away with it pending), it lets go of the waiting coroutines, as Flush does.
+/// The wait for completions the kernel did not give at submission.
 struct SendRing::LateWait {
-    std::shared_ptr<SendRing> ring;
-    explicit LateWait(std::shared_ptr<SendRing> r) : ring(std::move(r)) {}
-    LateWait(LateWait&&) noexcept = default;
-    LateWait& operator=(LateWait&&) noexcept = default;
-    LateWait(const LateWait&) = delete;
-    LateWait& operator=(const LateWait&) = delete;
+    Held held;
     void operator()(const boost::system::error_code& ec) {
-        const auto self = std::exchange(ring, nullptr);
+        const auto self = held.take();
         if (ec == boost::asio::error::operation_aborted) return;  // let go of by let_go_of_late
         self->reap();
         self->complete();
@@ -180,16 +181,13 @@ struct SendRing::LateWait {
         else
             self->let_go_of_late();
     }
-    ~LateWait() {
-        if (ring) ring->abandon();
-    }
 };
 
 void SendRing::wait_for_late() {
     // The ring's descriptor is readable while completions wait in it; watched only now, so that the completions of
     // every burst, taken at once, do not wake the network thread's epoll.
     if (!ring_->late) ring_->late.emplace(io_, ring_->ring.ring_fd);
-    ring_->late->async_wait(boost::asio::posix::descriptor_base::wait_read, LateWait(shared_from_this()));
+    ring_->late->async_wait(boost::asio::posix::descriptor_base::wait_read, LateWait{Held(shared_from_this())});
 }
 
 void SendRing::abandon() {

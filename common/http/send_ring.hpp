@@ -55,6 +55,7 @@ public:
 
 private:
     struct Ring;
+    struct Held;
     struct Flush;
     struct LateWait;
     struct Waiter {
@@ -70,8 +71,8 @@ private:
     /// Submits what is queued, completes every send the kernel answered (all of them: MSG_DONTWAIT), and waits on the
     /// ring for any other.
     void flush();
-    /// Reads the completions there are; true when every submitted send is answered.
-    bool reap();
+    /// Reads the completions there are.
+    void reap();
     /// Completes the answered waiters, in order.
     void complete();
     /// Nothing will flush any more (the io_context is going away): the waiters are destroyed unanswered, so that the

@@ -180,15 +180,20 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         boost::system::error_code ec;
         if constexpr (std::is_same_v<C, PlainConn>) {
             if (!c.stream.non_blocking()) return ec;
-            std::size_t n = c.stream.write_some(wire, ec);
+            const std::size_t n = c.stream.write_some(wire, ec);
             if (ec == asio::error::would_block) ec.clear();
-            for (auto& b : wire) {
-                const std::size_t k = std::min(n, b.size());
-                b += k;
-                n -= k;
-            }
+            skip(wire, n);
         }
         return ec;
+    }
+
+    /// Advances `wire` past its first `n` bytes (those a write took).
+    static void skip(Wire& wire, std::size_t n) {
+        for (auto& b : wire) {
+            const std::size_t k = std::min(n, b.size());
+            b += k;
+            n -= k;
+        }
     }
 
     /// Advances `wire` past the `sent` bytes of a send through the ring (-errno: nothing sent); -EAGAIN (the socket
@@ -197,12 +202,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         if (sent < 0)
             return sent == -EAGAIN ? boost::system::error_code()
                                    : boost::system::error_code(-sent, boost::system::system_category());
-        auto n = static_cast<std::size_t>(sent);
-        for (auto& b : wire) {
-            const std::size_t k = std::min(n, b.size());
-            b += k;
-            n -= k;
-        }
+        skip(wire, static_cast<std::size_t>(sent));
         return {};
     }
 
