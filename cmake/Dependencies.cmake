@@ -27,7 +27,7 @@ if(NOT PQ_FOUND)
   message(FATAL_ERROR "libpq 14 or later not found: apt-get install libpq-dev (or run ./deploy/install-deps.sh)")
 endif()
 
-# liburing: the answers of a burst sent with one system call (common/http/send_ring.hpp); when the host refuses
+# liburing: the answers of a burst sent with one system call (common/http/burst_ring.hpp); when the host refuses
 # io_uring at run time the server sends each answer on its own.
 pkg_check_modules(URING QUIET IMPORTED_TARGET liburing>=2.2)
 if(NOT URING_FOUND)

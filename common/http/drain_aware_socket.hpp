@@ -24,6 +24,16 @@
 // it is written; either ends the connection at once. Without the count (TCP_INQ refused, another kernel), no read is
 // reported exhausted.
 //
+// With a BurstRing (one network thread, io_uring allowed: use_ring()), a read that waited for its socket's edge does
+// not read in the reactor: the sockets one epoll_wait found readable are read together, with one io_uring_enter once
+// the reactor's turn has run, instead of one recvmsg each (burst_ring.hpp; docs/performance.md, "The requests of a
+// burst in one system call"). The read carries MSG_DONTWAIT and the same TCP_INQ count; the reactor then completes it
+// as it would have (start_op with the result), so that a read that emptied the socket still marks it exhausted. A
+// read through the ring that finds nothing (not expected: the edge said there was something) completes with
+// would_block and marks the socket exhausted: the caller reads again, and that read waits for the next edge. A read
+// the ring cannot take or did not carry out is done here, as without a ring. A read tried at once (the first of the
+// next request, or one after a read that left bytes) never goes through the ring: the socket may well be empty.
+//
 // This uses Asio's detail layer (the reactor's operation and start_op), whose contract is Boost 1.81's: with another
 // Boost, another reactor (io_uring) or without epoll, the read is the plain async_read_some.
 
@@ -31,7 +41,10 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/version.hpp>
 #include <cstddef>
+#include <memory>
 #include <utility>
+
+#include "common/http/burst_ring.hpp"
 
 #if defined(__linux__)
 #include <netinet/tcp.h>
@@ -68,7 +81,7 @@ namespace ad = boost::asio::detail;
 
 /// The reactor operation of async_read_marking_drained: Asio's reactive_socket_recv_op for one buffer, except that it
 /// reads with recvmsg() and reports a read after which the kernel counts nothing left to read (TCP_INQ: no byte and
-/// no end of stream) as done_and_exhausted.
+/// no end of stream) as done_and_exhausted; with a ring, a read after the socket's edge is carried out by the ring.
 template <class Handler, class IoExecutor>
 class RecvOp : public ad::reactor_op {
 public:
@@ -77,21 +90,33 @@ public:
     RecvOp(ad::socket_type socket, boost::asio::mutable_buffer buffer, Handler& handler, const IoExecutor& io_ex)
         : ad::reactor_op(boost::system::error_code(), &RecvOp::do_perform, &RecvOp::do_complete),
           socket_(socket),
-          buffer_(buffer),
+          iov_{buffer.data(), buffer.size()},
           handler_(std::move(handler)),
           work_(handler_, io_ex) {}
 
+    /// From now on (after start_op's first try), a read the reactor performs after the socket's edge is carried out
+    /// by `ring` with the burst; `data` is the socket's reactor registration (null once the socket is closed).
+    void use_ring(BurstRing* ring, ad::reactor* reactor, boost::asio::ip::tcp::socket* owner,
+                  ad::reactor::per_descriptor_data* data) {
+        ring_ = ring;
+        reactor_ = reactor;
+        owner_ = owner;
+        data_ = data;
+        mode_ = Mode::via_ring;
+    }
+
     static status do_perform(ad::reactor_op* base) {
         auto* o = static_cast<RecvOp*>(base);
-        iovec iov{o->buffer_.data(), o->buffer_.size()};
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+        switch (o->mode_) {
+            case Mode::result: return o->result_;  // read by the ring (finish)
+            case Mode::via_ring:
+                o->mode_ = Mode::to_ring;  // handed to the ring by do_complete, once the reactor lets go of it
+                return done;
+            default: break;
+        }
         for (;;) {
-            msghdr msg{};
-            msg.msg_iov = &iov;
-            msg.msg_iovlen = 1;
-            msg.msg_control = control;
-            msg.msg_controllen = sizeof control;
-            const auto n = ::recvmsg(o->socket_, &msg, 0);  // the socket is non-blocking (start())
+            o->prepare();
+            const auto n = ::recvmsg(o->socket_, &o->msg_, 0);  // the socket is non-blocking (start())
             if (n < 0) {
                 if (errno == EINTR) continue;
                 if (errno == EAGAIN || errno == EWOULDBLOCK) return not_done;  // queued until the socket's next edge
@@ -99,19 +124,18 @@ public:
                 o->bytes_transferred_ = 0;
                 return done;
             }
-            o->bytes_transferred_ = static_cast<std::size_t>(n);
-            if (n == 0) {
-                o->ec_ = boost::asio::error::eof;  // as Asio reads a stream (the buffer is never empty here)
-                return done;
-            }
-            o->ec_ = {};
-            return left_in_queue(msg) == 0 ? done_and_exhausted : done;
+            return o->took(static_cast<int>(n));
         }
     }
 
     static void do_complete(void* owner, ad::operation* base, const boost::system::error_code& /*ec*/,
                             std::size_t /*bytes_transferred*/) {
         auto* o = static_cast<RecvOp*>(base);
+        if (owner != nullptr && o->mode_ == Mode::to_ring) {
+            // Not read yet: the ring reads it with the burst (or, when it cannot, has finish() read it here).
+            o->ring_->queue_receive(*o->owner_, o->prepare(), BurstRing::Handler(Resume{o}));
+            return;
+        }
         ptr p = {ad::addressof(o->handler_), o, o};
         ad::handler_work<Handler, IoExecutor> w(std::move(o->work_));
         // The handler is moved out so that the operation's memory is freed before the upcall (as Asio's own ops).
@@ -126,6 +150,83 @@ public:
     }
 
 private:
+    enum class Mode : unsigned char {
+        direct,    ///< perform reads (no ring, or the ring did not read)
+        via_ring,  ///< perform (after an edge) leaves the read to the ring
+        to_ring,   ///< to be handed to the ring (do_complete)
+        result,    ///< read by the ring: perform reports result_
+    };
+
+    /// The ring's completion of a read: finishes the operation; destroyed uncalled (the io_context going away), it
+    /// frees the operation without calling its handler, as Asio frees the operations it still holds.
+    struct Resume {
+        RecvOp* op;
+        explicit Resume(RecvOp* o) : op(o) {}
+        Resume(Resume&& r) noexcept : op(std::exchange(r.op, nullptr)) {}
+        Resume& operator=(Resume&&) = delete;
+        Resume(const Resume&) = delete;
+        Resume& operator=(const Resume&) = delete;
+        ~Resume() {
+            if (op != nullptr) op->destroy();
+        }
+        void operator()(int result) { std::exchange(op, nullptr)->finish(result); }
+    };
+
+    msghdr* prepare() {
+        msg_ = msghdr{};
+        msg_.msg_iov = &iov_;
+        msg_.msg_iovlen = 1;
+        msg_.msg_control = control_;
+        msg_.msg_controllen = sizeof control_;
+        return &msg_;
+    }
+
+    /// A read of `n` bytes (0: the end of the stream).
+    status took(int n) {
+        bytes_transferred_ = static_cast<std::size_t>(n);
+        if (n == 0) {
+            ec_ = boost::asio::error::eof;  // as Asio reads a stream (the buffer is never empty here)
+            return done;
+        }
+        ec_ = {};
+        return left_in_queue(msg_) == 0 ? done_and_exhausted : done;
+    }
+
+    /// The ring's result of the read (BurstRing::queue_receive): the reactor completes the operation with it (so that
+    /// a read that emptied the socket marks it exhausted), or, when the ring did not read, reads it now.
+    void finish(int result) {
+        if (result == -ECANCELED) {
+            mode_ = Mode::direct;
+        } else {
+            mode_ = Mode::result;
+            if (result >= 0) {
+                result_ = took(result);
+            } else {
+                // Nothing there after all: the socket is empty now, and its next edge is for the caller's next read.
+                bytes_transferred_ = 0;
+                ec_ = result == -EAGAIN ? boost::system::error_code(boost::asio::error::would_block)
+                                        : boost::system::error_code(-result, boost::asio::error::get_system_category());
+                result_ = result == -EAGAIN ? done_and_exhausted : done;
+            }
+        }
+        restart();
+    }
+
+    /// Gives the operation back to the reactor, which performs it at once (its socket's reads are to be tried: the
+    /// edge that handed it to the ring said so) and completes it. A socket closed meanwhile completes it with
+    /// bad_descriptor, as Asio does.
+    void restart() {
+        if (owner_->is_open() && owner_->native_handle() == socket_) {
+            reactor_->start_op(ad::reactor::read_op, socket_, *data_, this, true, true);
+            return;
+        }
+        if (mode_ != Mode::result) {
+            ec_ = boost::asio::error::bad_descriptor;
+            bytes_transferred_ = 0;
+        }
+        reactor_->post_immediate_completion(this, true);
+    }
+
     /// What the kernel counted in the receive queue after the read (TCP_CM_INQ; an end of stream already there
     /// counts one), or -1 without the count.
     static int left_in_queue(msghdr& msg) {
@@ -141,9 +242,17 @@ private:
     }
 
     ad::socket_type socket_;
-    boost::asio::mutable_buffer buffer_;
+    iovec iov_;
+    msghdr msg_{};
+    alignas(cmsghdr) char control_[CMSG_SPACE(sizeof(int))]{};
     Handler handler_;
     ad::handler_work<Handler, IoExecutor> work_;
+    Mode mode_ = Mode::direct;
+    status result_ = done;
+    BurstRing* ring_ = nullptr;
+    ad::reactor* reactor_ = nullptr;
+    boost::asio::ip::tcp::socket* owner_ = nullptr;
+    ad::reactor::per_descriptor_data* data_ = nullptr;
 };
 
 /// Per-operation cancellation of a RecvOp (Asio's reactor_op_cancellation, which is not public).
@@ -177,6 +286,10 @@ public:
         if (is_open()) (void)::setsockopt(native_handle(), SOL_TCP, TCP_INQ, &on, sizeof on);
 #endif
     }
+
+    /// Reads after an edge go through `ring` (see the top of this file); only for a socket whose io_context one thread
+    /// runs, as the ring's.
+    void use_ring(std::shared_ptr<BurstRing> ring) { ring_ = std::move(ring); }
 
     /// async_read_some into one buffer; a read after which the kernel counts nothing left in the socket (no byte, no
     /// end of stream) has the next read on it wait for the socket's next edge instead of trying it first.
@@ -212,9 +325,13 @@ private:
             reactor.start_op(ad::reactor::read_op, impl.socket_, impl.reactor_data_, p.p, is_continuation, true);
         else
             reactor.post_immediate_completion(p.p, is_continuation);
+        // Set after the first try, which reads here (the socket may be empty); the operation is not run before this
+        // thread returns to the io_context, the only one that runs it.
+        if (ring_) p.p->use_ring(ring_.get(), &reactor, this, &impl.reactor_data_);
         p.v = p.p = nullptr;
     }
 #endif
+    std::shared_ptr<BurstRing> ring_;
 };
 
 }  // namespace common::http::detail

@@ -27,8 +27,8 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "common/http/burst_ring.hpp"
 #include "common/http/request_id.hpp"
-#include "common/http/send_ring.hpp"
 #include "common/http/server_conn.hpp"
 #include "common/log/log.hpp"
 #include "common/log/spawned.hpp"
@@ -69,16 +69,17 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         if (tls_files) tls_context = make_server_tls_context(*tls_files);
         if (one_thread && limits.burst_sends) {
             std::string why;
-            send_ring = detail::SendRing::open(io, why);
-            if (!send_ring)
-                log::info("answers are sent one system call each: io_uring is not available", {{"reason", why}});
+            burst_ring = detail::BurstRing::open(io, why);
+            if (!burst_ring)
+                log::info("answers and reads take one system call each: io_uring is not available", {{"reason", why}});
         }
     }
 
     asio::io_context& ioc;
     const bool one_thread;  ///< one thread runs ioc: connections need no strand of their own
-    /// The answers of a burst sent together (send_ring.hpp): one thread only, and the host allowing io_uring.
-    std::shared_ptr<detail::SendRing> send_ring;
+    /// The answers of a burst sent together, and the requests of one read together (burst_ring.hpp): one thread only,
+    /// and the host allowing io_uring.
+    std::shared_ptr<detail::BurstRing> burst_ring;
     config::HostPort listen;
     Limits limits;
     Handler handler;
@@ -337,8 +338,15 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         c.idle = true;
         if (c.stopping) co_return false;
         c.arm(limits.idle_timeout);
-        auto [ec, got] = co_await read_idle(c, buffer.prepare(kIdleReadBytes));
-        buffer.commit(got);
+        boost::system::error_code ec;
+        for (;;) {
+            auto [read_ec, got] = co_await read_idle(c, buffer.prepare(kIdleReadBytes));
+            buffer.commit(got);
+            ec = read_ec;
+            // A read through the ring that found the socket empty after all (drain_aware_socket.hpp): the next read
+            // waits for the socket's next edge, unless the deadline or stop() came meanwhile.
+            if (ec != asio::error::would_block || c.timed_out || c.stopping) break;
+        }
         c.disarm();
         c.idle = false;
         co_return !ec && !c.stopping;
@@ -563,7 +571,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         Wire wire{head.buffer(), asio::buffer(r.body)};
         boost::system::error_code write_ec;
         bool burst = false;
-        if constexpr (std::is_same_v<C, PlainConn>) burst = send_ring != nullptr;
+        if constexpr (std::is_same_v<C, PlainConn>) burst = burst_ring != nullptr;
         if (burst) {
             // With the burst's other answers, in one system call; what the socket did not take goes as below.
             std::array<iovec, 2> iov{iovec{const_cast<void*>(wire[0].data()), wire[0].size()},
@@ -571,7 +579,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             msghdr msg{};
             msg.msg_iov = iov.data();
             msg.msg_iovlen = iov.size();
-            const int sent = co_await send_ring->async_send(c->socket(), &msg, asio::use_awaitable);
+            const int sent = co_await burst_ring->async_send(c->socket(), &msg, asio::use_awaitable);
             write_ec = advance(wire, sent);
         } else {
             write_ec = write_at_once(*c, wire);
@@ -680,6 +688,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                 start_session(std::make_shared<TlsConn>(std::move(socket), current_tls_context()));
             } else {
                 auto c = std::make_shared<PlainConn>(std::move(socket));
+                if (burst_ring) c->stream.use_ring(burst_ring);
                 if (refused)
                     asio::co_spawn(ex, self->refuse(c), log::on_failure("refusing a connection failed"));
                 else

@@ -40,9 +40,10 @@ struct Limits {
     std::size_t max_refusals = 4;
     std::chrono::milliseconds refusal_delay{1000};
     /// Plain answers written in the same turn of the network thread (a group commit's) go out together, with one
-    /// io_uring system call (send_ring.hpp), when one thread runs the server and the host allows io_uring; false, or
-    /// without io_uring, each is written with its own sendmsg. Either way an answer the socket does not take at once
-    /// is finished by an asynchronous write under write_timeout.
+    /// io_uring system call (burst_ring.hpp), when one thread runs the server and the host allows io_uring; so do
+    /// the reads of the plain connections one epoll_wait found readable (drain_aware_socket.hpp). False, or without
+    /// io_uring, each answer is written with its own sendmsg and each read made with its own recvmsg. Either way an
+    /// answer the socket does not take at once is finished by an asynchronous write under write_timeout.
     bool burst_sends = true;
 };
 

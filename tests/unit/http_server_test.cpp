@@ -126,7 +126,7 @@ struct RawConnection {
 };
 
 /// A test server of `handler` and one kept connection to it, its reads bounded. `threads`: the loop's; with one,
-/// the server is told so (as `serve` with one network thread: its answers may go out in bursts, send_ring.hpp).
+/// the server is told so (as `serve` with one network thread: its answers may go out in bursts, burst_ring.hpp).
 struct ServedConnection {
     explicit ServedConnection(common::http::Handler handler, common::http::Limits limits = {}, int threads = 2)
         : loop(threads),
@@ -252,12 +252,16 @@ TEST_CASE("server: refusals past a connection's budget wait, the rest of the ser
 
 TEST_CASE("server: every phase of a kept-alive connection gets its own deadline, however many came before", "[http]") {
     // The deadlines move without restarting the timer (Conn::arm): the timer wakes every `step` (here the request
-    // time-out, the shortest) and looks at the deadline of the phase the connection is in then.
-    Loop loop;
+    // time-out, the shortest) and looks at the deadline of the phase the connection is in then. On one thread with
+    // bursts, the idle reads go through the ring (drain_aware_socket.hpp).
+    const auto [threads, burst] = GENERATE(table<int, bool>({{2, true}, {1, true}, {1, false}}));
+    CAPTURE(threads, burst);
+    Loop loop(threads);
     common::http::Limits limits;
     limits.request_timeout = std::chrono::milliseconds(300);
     limits.idle_timeout = std::chrono::seconds(3);
-    TestServer srv(loop, slow_or_fast, limits);
+    limits.burst_sends = burst;
+    TestServer srv(loop, slow_or_fast, limits, std::nullopt, threads == 1 ? 1 : 0);
     RawConnection conn(srv.server.port());
     conn.bound_reads(std::chrono::seconds(20));
     // Requests across several wake-ups: none is cut by a deadline of an earlier phase.
@@ -298,11 +302,15 @@ asio::awaitable<Response> echo_request(Request r) {
 
 TEST_CASE("server: a request is read whole however it arrives, and answered with its header and body", "[http]") {
     // The server parses what its buffer holds before reading more (Server::Impl::parse_buffered) and writes the
-    // header Beast serializes and the body in one gathered write.
-    Loop loop;
+    // header Beast serializes and the body in one gathered write; on one thread with bursts, the reads after an edge
+    // go through the ring (drain_aware_socket.hpp).
+    const auto [threads, burst] = GENERATE(table<int, bool>({{2, true}, {1, true}, {1, false}}));
+    CAPTURE(threads, burst);
+    Loop loop(threads);
     common::http::Limits limits;
     limits.max_body = 64;
-    TestServer srv(loop, echo_request, limits);
+    limits.burst_sends = burst;
+    TestServer srv(loop, echo_request, limits, std::nullopt, threads == 1 ? 1 : 0);
     RawConnection conn(srv.server.port());
     conn.bound_reads(std::chrono::seconds(20));
 
@@ -374,9 +382,14 @@ TEST_CASE("server: a request and the client's end of sending in one go: answered
     // of the stream arrive together, and the server must still see the end once it has answered, not hold the
     // connection until the idle time-out (60 s, past the 20 s bound). A cut that waited for a new epoll edge after a
     // short read missed exactly this
-    // (tests/fuzz/regressions/fuzz_http/request-then-fin-in-one-go-closed-after-answer.http).
-    Loop loop;
-    TestServer srv(loop, echo_request);
+    // (tests/fuzz/regressions/fuzz_http/request-then-fin-in-one-go-closed-after-answer.http). On one thread with
+    // bursts the reads go through the ring, with the same count of what is left.
+    const auto [threads, burst] = GENERATE(table<int, bool>({{2, true}, {1, true}, {1, false}}));
+    CAPTURE(threads, burst);
+    Loop loop(threads);
+    common::http::Limits limits;
+    limits.burst_sends = burst;
+    TestServer srv(loop, echo_request, limits, std::nullopt, threads == 1 ? 1 : 0);
     for (int i = 0; i < 5; ++i) {
         RawConnection conn(srv.server.port());
         conn.bound_reads(std::chrono::seconds(20));
@@ -397,10 +410,14 @@ TEST_CASE("server: a request's first bytes and the client's reset in one go: the
     // a read of the rest that only waited for one held the connection until the request time-out (60 s here, past
     // the 10 s bound). The loop is held while the bytes and the reset arrive, so that one edge reports both (should
     // the session's first read run only after the hold, it takes both at once and the case is not met, never failed).
+    // With bursts, the read after the edge goes through the ring (drain_aware_socket.hpp).
+    const bool burst = GENERATE(false, true);
+    CAPTURE(burst);
     Loop loop(1);
     common::http::Limits limits;
     limits.request_timeout = std::chrono::seconds(60);
-    TestServer srv(loop, echo_request, limits);
+    limits.burst_sends = burst;
+    TestServer srv(loop, echo_request, limits, std::nullopt, 1);
     // Three requests cut short, then three whole ones (answered into a reset socket: the write fails and closes).
     for (int i = 0; i < 6; ++i) {
         RawConnection conn(srv.server.port());
@@ -660,4 +677,66 @@ TEST_CASE("server: answers released in one turn each reach their own client whol
             CHECK(res.body() == http_server_bursts::body_for(path));
         }
     }
+}
+
+TEST_CASE("server: requests that arrive in one turn are each read by their own session, in a burst or one by one",
+          "[http]") {
+    // The loop is held while every client sends, so that one epoll_wait finds all the sockets readable and, with
+    // bursts, one io_uring_enter reads them all (drain_aware_socket.hpp): each session must get its own bytes, a
+    // second request behind the first, the rest of a request sent later, the end of a stream with its request and a
+    // reset with its first bytes, and then read on as before.
+    const bool burst = GENERATE(true, false);
+    CAPTURE(burst);
+    Loop loop(1);
+    common::http::Limits limits;
+    limits.burst_sends = burst;
+    limits.request_timeout = std::chrono::seconds(60);  // past the bound: a read that waited for nothing fails
+    TestServer srv(loop, echo_request, limits, std::nullopt, 1);
+    constexpr std::size_t kClients = 8;
+    std::vector<std::unique_ptr<RawConnection>> clients;
+    for (std::size_t k = 0; k < kClients; ++k) {
+        clients.push_back(std::make_unique<RawConnection>(srv.server.port()));
+        clients.back()->bound_reads(std::chrono::seconds(20));
+    }
+    REQUIRE(eventually([&] { return srv.server.connections() == kClients; }));  // accepted: each session reads
+    const auto post = [](std::size_t k, int round) {
+        const std::string body(1 + k * 211 + static_cast<std::size_t>(round), static_cast<char>('a' + k));
+        return "POST /" + std::to_string(k) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+               "\r\n\r\n" + body;
+    };
+    const auto expected = [&](std::size_t k, int round) {
+        const std::string text = post(k, round);
+        return "POST /" + std::to_string(k) + " " + text.substr(text.find("\r\n\r\n") + 4);
+    };
+    for (int round = 0; round < 3; ++round) {
+        CAPTURE(round);
+        std::promise<void> sent;
+        asio::post(loop.ioc, [arrived = sent.get_future()] { arrived.wait(); });
+        for (std::size_t k = 0; k < kClients; ++k) {
+            std::string text = post(k, round);
+            if (k == 1) text += post(k, round + 10);   // a second request behind the first
+            if (k == 2) text.resize(text.size() - 3);  // the rest later
+            if (round == 2 && k == 6) text.resize(text.size() / 2);
+            asio::write(clients[k]->socket, asio::buffer(text));
+        }
+        if (round == 2) {
+            clients[5]->socket.shutdown(asio::ip::tcp::socket::shutdown_send);  // its request and its end together
+            clients[6]->socket.set_option(asio::socket_base::linger(true, 0));
+            clients[6]->socket.close();  // half a request and a reset together
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // loopback delivers them within the calls
+        sent.set_value();
+        const std::string tail = post(2, round);
+        asio::write(clients[2]->socket, asio::buffer(tail.substr(tail.size() - 3)));
+        for (std::size_t k = 0; k < kClients; ++k) {
+            if (round == 2 && k == 6) continue;
+            CAPTURE(k);
+            auto res = clients[k]->receive();
+            REQUIRE(res.result_int() == 200);
+            CHECK(res.body() == expected(k, round));
+            if (k == 1) CHECK(clients[k]->receive().body() == expected(k, round + 10));
+        }
+    }
+    CHECK(clients[5]->closed_by_server());
+    CHECK(eventually([&] { return srv.server.connections() == kClients - 2; }));
 }

@@ -1,4 +1,4 @@
-#include "common/http/send_ring.hpp"
+#include "common/http/burst_ring.hpp"
 
 #include <liburing.h>
 #include <boost/asio/append.hpp>
@@ -20,7 +20,7 @@ constexpr unsigned kEntries = 256;
 
 }  // namespace
 
-struct SendRing::Ring {
+struct BurstRing::Ring {
     io_uring ring{};
     /// Waits on the ring for a completion the kernel did not give at submission (not expected with MSG_DONTWAIT;
     /// opened only then, so that the completions of every burst do not wake the network thread's epoll).
@@ -30,9 +30,9 @@ struct SendRing::Ring {
 /// Holds the ring for a handler the io_context runs later (the flush of a burst, the wait for a late completion).
 /// Destroyed without having run (the io_context going away with it pending), it lets go of the waiting coroutines,
 /// which hold the server.
-struct SendRing::Held {
-    std::shared_ptr<SendRing> ring;
-    explicit Held(std::shared_ptr<SendRing> r) : ring(std::move(r)) {}
+struct BurstRing::Held {
+    std::shared_ptr<BurstRing> ring;
+    explicit Held(std::shared_ptr<BurstRing> r) : ring(std::move(r)) {}
     Held(Held&&) noexcept = default;
     Held& operator=(Held&&) noexcept = default;
     Held(const Held&) = delete;
@@ -41,17 +41,17 @@ struct SendRing::Held {
         if (ring) ring->abandon();
     }
     /// The ring, no longer held: the handler runs.
-    std::shared_ptr<SendRing> take() { return std::exchange(ring, nullptr); }
+    std::shared_ptr<BurstRing> take() { return std::exchange(ring, nullptr); }
 };
 
 /// The flush of a burst, posted once its first send is queued.
-struct SendRing::Flush {
+struct BurstRing::Flush {
     Held held;
     void operator()() { held.take()->flush(); }
 };
 
-std::shared_ptr<SendRing> SendRing::open(boost::asio::io_context& io, std::string& why) {
-    std::shared_ptr<SendRing> r(new SendRing(io));
+std::shared_ptr<BurstRing> BurstRing::open(boost::asio::io_context& io, std::string& why) {
+    std::shared_ptr<BurstRing> r(new BurstRing(io));
     const int rc = io_uring_queue_init(kEntries, &r->ring_->ring, 0);
     if (rc < 0) {
         why = std::string("io_uring_queue_init: ") + std::strerror(-rc);
@@ -61,15 +61,15 @@ std::shared_ptr<SendRing> SendRing::open(boost::asio::io_context& io, std::strin
     return r;
 }
 
-SendRing::SendRing(boost::asio::io_context& io) : io_(io), ring_(std::make_unique<Ring>()) {}
+BurstRing::BurstRing(boost::asio::io_context& io) : io_(io), ring_(std::make_unique<Ring>()) {}
 
-SendRing::~SendRing() {
+BurstRing::~BurstRing() {
     if (!ring_) return;
     let_go_of_late();
     io_uring_queue_exit(&ring_->ring);
 }
 
-void SendRing::let_go_of_late() {
+void BurstRing::let_go_of_late() {
     if (!ring_->late) return;
     boost::system::error_code ignored;
     ring_->late->cancel(ignored);
@@ -77,31 +77,35 @@ void SendRing::let_go_of_late() {
     ring_->late.reset();
 }
 
-void SendRing::queue(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Handler handler) {
+void BurstRing::queue(boost::asio::ip::tcp::socket& socket, msghdr* msg, Handler handler, bool receive) {
     const int fd = socket.native_handle();
     io_uring_sqe* sqe = nullptr;
-    // Late completions pending (their slots must stay), a failed submission, or a full queue: sent on its own.
+    // Late completions pending (their slots must stay), a failed submission, or a full queue: done on its own.
     if (unanswered_ == 0 && !broken_) sqe = io_uring_get_sqe(&ring_->ring);
     if (sqe == nullptr) {
-        boost::asio::post(io_, boost::asio::append(std::move(handler), -EAGAIN));
+        boost::asio::post(io_, boost::asio::append(std::move(handler), untried(receive)));
         return;
     }
-    io_uring_prep_sendmsg(sqe, fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (receive)
+        io_uring_prep_recvmsg(sqe, fd, msg, MSG_DONTWAIT);
+    else
+        io_uring_prep_sendmsg(sqe, fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
     io_uring_sqe_set_data64(sqe, waiters_.size());
-    waiters_.push_back(Waiter{std::move(handler), &socket, fd, sqe});
+    waiters_.push_back(Waiter{std::move(handler), &socket, fd, sqe, receive, untried(receive)});
     if (!flush_posted_) {
         flush_posted_ = true;
         boost::asio::post(io_, Flush{Held(shared_from_this())});
     }
 }
 
-void SendRing::flush() {
+void BurstRing::flush() {
     flush_posted_ = false;
     const std::size_t fresh = waiters_.size() - submitted_;
     if (fresh == 0) return;
-    // A socket closed since its send was queued: its number may name another descriptor by now, so nothing is sent
-    // on it. (The server closes no socket while its answer waits here: the connection's deadline is disarmed for the
-    // write and a stop cancels only idle reads; this holds should that change.)
+    // A socket closed since its send or read was queued: its number may name another descriptor by now, so nothing is
+    // done on it. (The server closes no socket while its answer or read waits here: the connection's deadline is
+    // disarmed for the write, a deadline or a stop cancels the socket's operations without closing it, and the
+    // coroutine waiting here holds its connection; this holds should that change.)
     for (std::size_t k = submitted_; k < waiters_.size(); ++k) {
         Waiter& w = waiters_[k];
         if (!w.socket->is_open() || w.socket->native_handle() != w.fd) {
@@ -116,10 +120,10 @@ void SendRing::flush() {
     const std::size_t taken = rc < 0 ? 0 : std::min<std::size_t>(static_cast<std::size_t>(rc), fresh);
     if (taken < fresh) {
         // The kernel took the queue in order and stopped: what it did not take is never submitted (no further
-        // submission on this ring), so its sends go out on their own, and every later one too.
+        // submission on this ring), so it is done on its own (its result stays untried()), and every later one too.
         broken_ = true;
         for (std::size_t k = submitted_ + taken; k < waiters_.size(); ++k) waiters_[k].done = true;
-        common::log::warn("answers are sent one system call each from now: io_uring refused a submission",
+        common::log::warn("answers and reads take one system call each from now: io_uring refused a submission",
                           {{"error", rc < 0 ? std::string(std::strerror(-rc)) : std::string("short submission")}});
     }
     submitted_ += taken;
@@ -129,7 +133,7 @@ void SendRing::flush() {
     if (unanswered_ > 0) wait_for_late();
 }
 
-void SendRing::reap() {
+void BurstRing::reap() {
     unsigned head = 0;
     unsigned seen = 0;
     io_uring_cqe* cqe = nullptr;
@@ -138,13 +142,13 @@ void SendRing::reap() {
         if (slot < submitted_ && !waiters_[slot].done) {
             int res = cqe->res;
             if (res == -EINVAL || res == -EOPNOTSUPP) {
-                // A kernel whose io_uring lacks the operation or its flags: nothing was sent, and from now on every
-                // answer goes out on its own.
+                // A kernel whose io_uring lacks the operation or its flags: nothing was sent or read, and from now
+                // on every answer and read goes on its own.
                 if (!broken_)
-                    common::log::warn("answers are sent one system call each from now: io_uring refused a send",
+                    common::log::warn("answers and reads take one system call each from now: io_uring refused one",
                                       {{"error", std::string(std::strerror(-res))}});
                 broken_ = true;
-                res = -EAGAIN;
+                res = untried(waiters_[slot].receive);
             }
             if (waiters_[slot].fd >= 0) waiters_[slot].result = res;  // a closed socket's stays -EBADF
             waiters_[slot].done = true;
@@ -155,7 +159,7 @@ void SendRing::reap() {
     io_uring_cq_advance(&ring_->ring, seen);
 }
 
-void SendRing::complete() {
+void BurstRing::complete() {
     // Moved out before any is called: a resumed coroutine may queue its next send at once.
     std::vector<std::pair<Handler, int>> due;
     due.reserve(waiters_.size());
@@ -169,7 +173,7 @@ void SendRing::complete() {
 }
 
 /// The wait for completions the kernel did not give at submission.
-struct SendRing::LateWait {
+struct BurstRing::LateWait {
     Held held;
     void operator()(const boost::system::error_code& ec) {
         const auto self = held.take();
@@ -183,14 +187,14 @@ struct SendRing::LateWait {
     }
 };
 
-void SendRing::wait_for_late() {
+void BurstRing::wait_for_late() {
     // The ring's descriptor is readable while completions wait in it; watched only now, so that the completions of
     // every burst, taken at once, do not wake the network thread's epoll.
     if (!ring_->late) ring_->late.emplace(io_, ring_->ring.ring_fd);
     ring_->late->async_wait(boost::asio::posix::descriptor_base::wait_read, LateWait{Held(shared_from_this())});
 }
 
-void SendRing::abandon() {
+void BurstRing::abandon() {
     flush_posted_ = false;
     auto doomed = std::move(waiters_);
     waiters_.clear();

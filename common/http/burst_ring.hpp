@@ -1,13 +1,15 @@
 #pragma once
 
-// The answers of one burst sent with one system call (internal to common/http/server.cpp). When a group commit
-// ends, the hub answers its twenty or thirty requests one after another; each answer's sendmsg is a system call,
-// and on a virtual machine a system call costs about a microsecond before it does any work. A SendRing queues the
-// sends of a burst on an io_uring submission queue and submits them together once the burst's handlers have run:
-// one io_uring_enter for the burst instead of one sendmsg per answer (docs/performance.md, "The answers of a burst
-// in one system call"). Each send carries MSG_DONTWAIT, so the kernel completes it at once: with the bytes the
-// socket took, or -EAGAIN when it took none; the server writes what is left as before (its write time-out, its
-// asynchronous write), and a client that does not read never holds the network thread.
+// The answers of one burst sent, and the requests of one burst read, with one system call each (internal to
+// common/http/server.cpp). When a group commit ends, the hub answers its twenty or thirty requests one after
+// another; each answer's sendmsg is a system call, and on a virtual machine a system call costs about a microsecond
+// before it does any work. A BurstRing queues the sends of a burst on an io_uring submission queue and submits them
+// together once the burst's handlers have run: one io_uring_enter for the burst instead of one sendmsg per answer
+// (docs/performance.md, "The answers of a burst in one system call"). Each send carries MSG_DONTWAIT, so the kernel
+// completes it at once: with the bytes the socket took, or -EAGAIN when it took none; the server writes what is left
+// as before (its write time-out, its asynchronous write), and a client that does not read never holds the network
+// thread. The reads of the sockets one epoll_wait found readable go the same way (drain_aware_socket.hpp,
+// queue_receive; docs/performance.md, "The requests of a burst in one system call").
 //
 // io_uring is often refused (Docker's and containerd's default seccomp profiles, kernel.io_uring_disabled, a kernel
 // without it): open() then returns null and the server sends each answer with its own sendmsg, as it did before. A
@@ -18,6 +20,8 @@
 
 #include <sys/socket.h>
 
+#include <cerrno>
+
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,19 +30,19 @@
 #include <string>
 #include <vector>
 
-struct io_uring_sqe;  // liburing.h, included by send_ring.cpp only
+struct io_uring_sqe;  // liburing.h, included by burst_ring.cpp only
 
 namespace common::http::detail {
 
-class SendRing : public std::enable_shared_from_this<SendRing> {
+class BurstRing : public std::enable_shared_from_this<BurstRing> {
 public:
     using Handler = boost::asio::any_completion_handler<void(int)>;
 
     /// A ring for the sends of `io` (run by one thread), or null when the host refuses io_uring (`why` says why).
-    static std::shared_ptr<SendRing> open(boost::asio::io_context& io, std::string& why);
-    ~SendRing();
-    SendRing(const SendRing&) = delete;
-    SendRing& operator=(const SendRing&) = delete;
+    static std::shared_ptr<BurstRing> open(boost::asio::io_context& io, std::string& why);
+    ~BurstRing();
+    BurstRing(const BurstRing&) = delete;
+    BurstRing& operator=(const BurstRing&) = delete;
 
     /// Sends `msg` on `socket` with the burst it belongs to: completes, on the io_context's thread once the burst's
     /// handlers have run, with the bytes sent or -errno (-EAGAIN: the socket took nothing; -EBADF: the socket was
@@ -48,9 +52,17 @@ public:
     auto async_send(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Token&& token) {
         return boost::asio::async_initiate<Token, void(int)>(
             [this](auto handler, boost::asio::ip::tcp::socket* s, const msghdr* m) {
-                queue(*s, m, Handler(std::move(handler)));
+                queue(*s, const_cast<msghdr*>(m), Handler(std::move(handler)), false);
             },
             token, &socket, msg);
+    }
+
+    /// Reads into `msg` from `socket` with the burst it belongs to (recvmsg, MSG_DONTWAIT): `handler` is called, on
+    /// the io_context's thread once the burst's handlers have run, with the bytes read (0: end of stream) or -errno
+    /// (-EAGAIN: nothing to read; -EBADF: the socket was closed meanwhile; -ECANCELED: the ring did not read, the
+    /// caller is to read on its own). `socket`, `msg`, its iovec, control buffer and bytes must stay valid until then.
+    void queue_receive(boost::asio::ip::tcp::socket& socket, msghdr* msg, Handler handler) {
+        queue(socket, msg, std::move(handler), true);
     }
 
 private:
@@ -63,11 +75,17 @@ private:
         boost::asio::ip::tcp::socket* socket = nullptr;
         int fd = -1;                    // the socket's number when queued
         ::io_uring_sqe* sqe = nullptr;  // until submitted
-        int result = -EAGAIN;
+        bool receive = false;
+        int result = -EAGAIN;  // until the kernel answers: untried(receive)
         bool done = false;
     };
-    explicit SendRing(boost::asio::io_context& io);
-    void queue(boost::asio::ip::tcp::socket& socket, const msghdr* msg, Handler handler);
+    /// The result of an operation the kernel did not carry out: a send that sent nothing (-EAGAIN: the caller writes
+    /// it on its own), a read that read nothing (-ECANCELED: the caller reads on its own).
+    static int untried(bool receive) { return receive ? -ECANCELED : -EAGAIN; }
+    explicit BurstRing(boost::asio::io_context& io);
+    /// Queues the send or read of `msg` on `socket`; when the ring takes nothing now (late completions pending, a
+    /// failed submission, a full queue), `handler` is posted with untried(receive).
+    void queue(boost::asio::ip::tcp::socket& socket, msghdr* msg, Handler handler, bool receive);
     /// Submits what is queued, completes every send the kernel answered (all of them: MSG_DONTWAIT), and waits on the
     /// ring for any other.
     void flush();
