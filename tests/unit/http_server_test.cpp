@@ -376,6 +376,26 @@ TEST_CASE("server: a request is read whole however it arrives, and answered with
     CHECK(bad.receive().result_int() == 400);
 }
 
+namespace {
+
+/// echo_request served by one network thread (as `serve`'s), with bursts on or off, its request time-out (60 s) past
+/// the clients' read bound (20 s): a read that waits for an edge that never comes fails the test instead of ending
+/// at the time-out.
+struct OneThreadEcho {
+    explicit OneThreadEcho(bool b) : burst(b), loop(1), srv(loop, echo_request, limits(b), std::nullopt, 1) {}
+    static common::http::Limits limits(bool burst) {
+        common::http::Limits l;
+        l.request_timeout = std::chrono::seconds(60);
+        l.burst_sends = burst;
+        return l;
+    }
+    bool burst;
+    Loop loop;
+    TestServer srv;
+};
+
+}  // namespace
+
 TEST_CASE("server: a request and the client's end of sending in one go: answered, then the connection closed",
           "[http]") {
     // A client that sends its request and shuts its side at once (HTTP/1.0 tools, `nc -N`): the request and the end
@@ -411,19 +431,14 @@ TEST_CASE("server: a request's first bytes and the client's reset in one go: the
     // the 10 s bound). The loop is held while the bytes and the reset arrive, so that one edge reports both (should
     // the session's first read run only after the hold, it takes both at once and the case is not met, never failed).
     // With bursts, the read after the edge goes through the ring (drain_aware_socket.hpp).
-    const bool burst = GENERATE(false, true);
-    CAPTURE(burst);
-    Loop loop(1);
-    common::http::Limits limits;
-    limits.request_timeout = std::chrono::seconds(60);
-    limits.burst_sends = burst;
-    TestServer srv(loop, echo_request, limits, std::nullopt, 1);
+    OneThreadEcho echo(GENERATE(false, true));
+    CAPTURE(echo.burst);
     // Three requests cut short, then three whole ones (answered into a reset socket: the write fails and closes).
     for (int i = 0; i < 6; ++i) {
-        RawConnection conn(srv.server.port());
-        REQUIRE(eventually([&] { return srv.server.connections() == 1; }));  // accepted: its session reads
+        RawConnection conn(echo.srv.server.port());
+        REQUIRE(eventually([&] { return echo.srv.server.connections() == 1; }));  // accepted: its session reads
         std::promise<void> sent;
-        asio::post(loop.ioc, [arrived = sent.get_future()] { arrived.wait(); });
+        asio::post(echo.loop.ioc, [arrived = sent.get_future()] { arrived.wait(); });
         const std::string_view cut = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"part\":";
         const std::string_view whole = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
         asio::write(conn.socket, asio::buffer(i < 3 ? cut : whole));
@@ -431,7 +446,7 @@ TEST_CASE("server: a request's first bytes and the client's reset in one go: the
         conn.socket.close();                                         // a reset
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // loopback delivers both within the calls
         sent.set_value();
-        CHECK(eventually([&] { return srv.server.connections() == 0; }));
+        CHECK(eventually([&] { return echo.srv.server.connections() == 0; }));
     }
 }
 
@@ -685,20 +700,15 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     // bursts, one io_uring_enter reads them all (drain_aware_socket.hpp): each session must get its own bytes, a
     // second request behind the first, the rest of a request sent later, the end of a stream with its request and a
     // reset with its first bytes, and then read on as before.
-    const bool burst = GENERATE(true, false);
-    CAPTURE(burst);
-    Loop loop(1);
-    common::http::Limits limits;
-    limits.burst_sends = burst;
-    limits.request_timeout = std::chrono::seconds(60);  // past the bound: a read that waited for nothing fails
-    TestServer srv(loop, echo_request, limits, std::nullopt, 1);
+    OneThreadEcho echo(GENERATE(true, false));
+    CAPTURE(echo.burst);
     constexpr std::size_t kClients = 8;
     std::vector<std::unique_ptr<RawConnection>> clients;
     for (std::size_t k = 0; k < kClients; ++k) {
-        clients.push_back(std::make_unique<RawConnection>(srv.server.port()));
+        clients.push_back(std::make_unique<RawConnection>(echo.srv.server.port()));
         clients.back()->bound_reads(std::chrono::seconds(20));
     }
-    REQUIRE(eventually([&] { return srv.server.connections() == kClients; }));  // accepted: each session reads
+    REQUIRE(eventually([&] { return echo.srv.server.connections() == kClients; }));  // accepted: each session reads
     const auto post = [](std::size_t k, int round) {
         const std::string body(1 + k * 211 + static_cast<std::size_t>(round), static_cast<char>('a' + k));
         return "POST /" + std::to_string(k) + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
@@ -711,7 +721,7 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     for (int round = 0; round < 3; ++round) {
         CAPTURE(round);
         std::promise<void> sent;
-        asio::post(loop.ioc, [arrived = sent.get_future()] { arrived.wait(); });
+        asio::post(echo.loop.ioc, [arrived = sent.get_future()] { arrived.wait(); });
         for (std::size_t k = 0; k < kClients; ++k) {
             std::string text = post(k, round);
             if (k == 1) text += post(k, round + 10);   // a second request behind the first
@@ -738,5 +748,5 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
         }
     }
     CHECK(clients[5]->closed_by_server());
-    CHECK(eventually([&] { return srv.server.connections() == kClients - 2; }));
+    CHECK(eventually([&] { return echo.srv.server.connections() == kClients - 2; }));
 }
