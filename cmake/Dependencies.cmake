@@ -27,8 +27,8 @@ if(NOT PQ_FOUND)
   message(FATAL_ERROR "libpq 14 or later not found: apt-get install libpq-dev (or run ./deploy/install-deps.sh)")
 endif()
 
-# liburing: the answers of a burst sent with one system call (common/http/burst_ring.hpp); when the host refuses
-# io_uring at run time the server sends each answer on its own.
+# liburing: the answers of a burst sent, and its requests read, with one system call each (common/http/burst_ring.hpp);
+# when the host refuses io_uring at run time the server sends each answer and reads each request on its own.
 pkg_check_modules(URING QUIET IMPORTED_TARGET liburing>=2.2)
 if(NOT URING_FOUND)
   message(FATAL_ERROR "liburing 2.2 or later not found: apt-get install liburing-dev (or run ./deploy/install-deps.sh)")

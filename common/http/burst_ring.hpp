@@ -12,10 +12,10 @@
 // queue_receive; docs/performance.md, "The requests of a burst in one system call").
 //
 // io_uring is often refused (Docker's and containerd's default seccomp profiles, kernel.io_uring_disabled, a kernel
-// without it): open() then returns null and the server sends each answer with its own sendmsg, as it did before. A
-// kernel whose io_uring refuses the send (EINVAL, EOPNOTSUPP) has the ring step aside for good; one that leaves a
-// send pending instead of completing it at once is waited for on the ring's descriptor, the next answers meanwhile
-// sent on their own.
+// without it): open() then returns null and the server sends each answer with its own sendmsg and reads each
+// request with its own recvmsg, as it did before. A kernel whose io_uring refuses a send or a read (EINVAL,
+// EOPNOTSUPP) has the ring step aside for good; one that leaves an operation pending instead of completing it at once
+// is waited for on the ring's descriptor, the next sends and reads meanwhile done on their own.
 // For a server whose io_context runs on one thread only (the queue is not shared between threads).
 
 #include <sys/socket.h>

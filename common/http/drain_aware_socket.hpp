@@ -213,19 +213,9 @@ private:
     }
 
     /// Gives the operation back to the reactor, which performs it at once (its socket's reads are to be tried: the
-    /// edge that handed it to the ring said so) and completes it. A socket closed meanwhile completes it with
-    /// bad_descriptor, as Asio does.
-    void restart() {
-        if (owner_->is_open() && owner_->native_handle() == socket_) {
-            reactor_->start_op(ad::reactor::read_op, socket_, *data_, this, true, true);
-            return;
-        }
-        if (mode_ != Mode::result) {
-            ec_ = boost::asio::error::bad_descriptor;
-            bytes_transferred_ = 0;
-        }
-        reactor_->post_immediate_completion(this, true);
-    }
+    /// edge that handed it to the ring said so) and completes it. A socket closed meanwhile has no registration any
+    /// more, and start_op completes the operation with bad_descriptor, as for any of Asio's own.
+    void restart() { reactor_->start_op(ad::reactor::read_op, socket_, *data_, this, true, true); }
 
     /// What the kernel counted in the receive queue after the read (TCP_CM_INQ; an end of stream already there
     /// counts one), or -1 without the count.

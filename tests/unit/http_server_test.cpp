@@ -1,5 +1,6 @@
 // common::http::Server's bound on a handler's time and its budget of refusals per connection (issue 20, finding 3),
 // over real loopback sockets.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/http/burst_ring.hpp"
 #include "tests/unit/http_support.hpp"
 
 namespace asio = boost::asio;
@@ -749,4 +751,69 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     }
     CHECK(clients[5]->closed_by_server());
     CHECK(eventually([&] { return echo.srv.server.connections() == kClients - 2; }));
+}
+
+TEST_CASE(
+    "burst ring: what one turn queues past the ring's room comes back untried, a read as ECANCELED, a send as "
+    "EAGAIN",
+    "[http]") {
+    // The server reads directly what comes back ECANCELED (drain_aware_socket.hpp, finish) and writes directly what
+    // comes back EAGAIN (write_rest): the ring's room (256 entries) is the one limit a burst of a busy turn meets.
+    using common::http::detail::BurstRing;
+    asio::io_context io(1);
+    std::string why;
+    const auto ring = BurstRing::open(io, why);
+    INFO("io_uring_queue_init refused: " << why);
+    REQUIRE(ring != nullptr);
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), 0});
+    asio::ip::tcp::socket client(io);
+    asio::ip::tcp::socket server(io);
+    client.connect(acceptor.local_endpoint());
+    acceptor.accept(server);
+    asio::write(client, asio::buffer(std::string_view("x")));
+    REQUIRE(eventually([&] { return server.available() == 1; }));
+
+    constexpr std::size_t kQueued = 300;  // past the ring's room
+    std::vector<std::array<char, 8>> bytes(kQueued);
+    std::vector<iovec> iov(kQueued);
+    std::vector<msghdr> msg(kQueued);
+    std::vector<int> read(kQueued, 1000);
+    std::vector<int> sent(kQueued, 1000);
+    asio::post(io, [&] {
+        for (std::size_t k = 0; k < kQueued; ++k) {
+            iov[k] = iovec{bytes[k].data(), bytes[k].size()};
+            msg[k] = msghdr{};
+            msg[k].msg_iov = &iov[k];
+            msg[k].msg_iovlen = 1;
+            ring->queue_receive(server, &msg[k], [&read, k](int r) { read[k] = r; });
+        }
+    });
+    io.run();
+    CHECK(read[0] == 1);  // the one byte, to the first read in the queue
+    CHECK(bytes[0][0] == 'x');
+    for (std::size_t k = 1; k < kQueued; ++k) {
+        CAPTURE(k);
+        CHECK(read[k] == (k < 256 ? -EAGAIN : -ECANCELED));
+    }
+
+    io.restart();
+    std::array<char, 1> y{'y'};
+    std::array<iovec, 1> one{iovec{y.data(), y.size()}};
+    msghdr out{};
+    out.msg_iov = one.data();
+    out.msg_iovlen = 1;
+    asio::post(io, [&] {
+        for (std::size_t k = 0; k < kQueued; ++k) ring->async_send(server, &out, [&sent, k](int r) { sent[k] = r; });
+    });
+    io.run();
+    for (std::size_t k = 0; k < kQueued; ++k) {
+        CAPTURE(k);
+        CHECK(sent[k] == (k < 256 ? 1 : -EAGAIN));
+    }
+    const auto taken = static_cast<std::size_t>(std::count(sent.begin(), sent.end(), 1));  // 256, checked above
+    std::array<char, 512> got{};
+    std::size_t n = 0;
+    while (n < taken) n += client.read_some(asio::buffer(got.data() + n, got.size() - n));
+    CHECK(n == 256);
+    CHECK(std::string_view(got.data(), n) == std::string(256, 'y'));
 }
