@@ -26,12 +26,15 @@ config::OptionSpec database_option(const std::string& prefix) {
 namespace {
 
 // name, env after the prefix, placeholder, default, help: the options behind ServiceConfig after --database-url.
-constexpr std::array<config::OptionRow, 9> kServiceOptions{{
+constexpr std::array<config::OptionRow, 10> kServiceOptions{{
     {"listen", "LISTEN", "ADDR", std::nullopt, "listen address"},
     {"max-body-bytes", "MAX_BODY_BYTES", "N", "1048576", "larger bodies get 413"},
     {"request-timeout", "REQUEST_TIMEOUT_MS", "MS", "30000", "milliseconds a client has to send a whole request"},
     {"max-connections", "MAX_CONNECTIONS", "N", "4096", "open connections at most"},
     {"io-threads", "IO_THREADS", "N", "1", "network threads"},
+    {"io-uring", "IO_URING", "MODE", "auto",
+     "auto: with one network thread and plain HTTP, the answers and reads of a burst take one io_uring call where the "
+     "host allows it; off: one system call each"},
     {"db-workers", "DB_WORKERS", "N", "4", "database connections and threads"},
     {"log-format", "LOG_FORMAT", "FORMAT", "json", "json or text"},
     {"tls-cert", "TLS_CERT", "FILE", std::nullopt, "PEM certificate chain: serve HTTPS (TLS 1.2+) with --tls-key"},
@@ -147,6 +150,10 @@ ServiceConfig service_config(const config::ParsedArgs& args, const std::string& 
     c.limits.request_timeout = std::chrono::milliseconds(number_setting(args, "request-timeout", 100, 600'000));
     c.limits.max_connections = number_setting(args, "max-connections", 1, 1'000'000);
     c.io_threads = number_setting(args, "io-threads", 1, 64);
+    const auto io_uring = args.get("io-uring").value_or("auto");
+    if (io_uring != "auto" && io_uring != "off")
+        throw cli::UserError("--io-uring must be 'auto' or 'off', got '" + io_uring + "'");
+    c.limits.burst_sends = io_uring == "auto";
     c.db_workers = number_setting(args, "db-workers", 1, 256);
     c.tls = tls_files(args, prefix);
     apply_log_format(args);

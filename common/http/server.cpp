@@ -67,11 +67,14 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
           acceptor(asio::make_strand(io)),
           tls_files(std::move(tls)) {
         if (tls_files) tls_context = make_server_tls_context(*tls_files);
-        if (one_thread && limits.burst_sends) {
+        // Plain connections only use the ring (TLS records are written and read by the stream's own operations).
+        if (one_thread && limits.burst_sends && !tls_files) {
             std::string why;
             burst_ring = detail::BurstRing::open(io, why);
             if (!burst_ring)
                 log::info("answers and reads take one system call each: io_uring is not available", {{"reason", why}});
+        } else if (one_thread && !tls_files) {
+            log::info("answers and reads take one system call each: io_uring is off (--io-uring)");
         }
     }
 
@@ -754,6 +757,8 @@ void Server::stop() {
 std::size_t Server::connections() const { return impl_->count.load(); }
 
 std::uint64_t Server::accepted() const { return impl_->accepted.load(); }
+
+bool Server::bursts_through_io_uring() const { return impl_->burst_ring != nullptr; }
 
 bool Server::tls() const { return impl_->tls_files.has_value(); }
 

@@ -41,9 +41,9 @@ struct Limits {
     std::chrono::milliseconds refusal_delay{1000};
     /// Plain answers written in the same turn of the network thread (a group commit's) go out together, with one
     /// io_uring system call (burst_ring.hpp), when one thread runs the server and the host allows io_uring; so do
-    /// the reads of the plain connections one epoll_wait found readable (drain_aware_socket.hpp). False, or without
-    /// io_uring, each answer is written with its own sendmsg and each read made with its own recvmsg. Either way an
-    /// answer the socket does not take at once is finished by an asynchronous write under write_timeout.
+    /// the reads of the plain connections one epoll_wait found readable (drain_aware_socket.hpp). False (`--io-uring
+    /// off`), or without io_uring, each answer is written with its own sendmsg and each read made with its own recvmsg.
+    /// Either way an answer the socket does not take at once is finished by an asynchronous write under write_timeout.
     bool burst_sends = true;
 };
 
@@ -98,6 +98,9 @@ public:
     std::size_t connections() const;
     /// Connections accepted since start() (including refused ones; for tests and metrics).
     std::uint64_t accepted() const;
+    /// True when the answers and reads of a burst go through one io_uring system call (Limits::burst_sends, one
+    /// network thread, plain HTTP, and the host allowed io_uring when the server was made).
+    bool bursts_through_io_uring() const;
     /// True when the listener speaks TLS.
     bool tls() const;
     /// Re-reads the certificate and key files into a new TLS context used by connections accepted from now on;

@@ -104,6 +104,11 @@ void MetricsEndpoint::watch(const common::http::Server& server) {
     metrics_.registry.collector(
         "orderhub_http_connections", "Open HTTP connections of the listener.", Type::gauge,
         [&server](Writer& w) { w.sample("orderhub_http_connections", static_cast<double>(server.connections())); });
+    metrics_.registry.collector(
+        "orderhub_http_io_uring",
+        "1 when the listener sends the answers and makes the reads of a burst with one io_uring system call, else 0.",
+        Type::gauge,
+        [&server](Writer& w) { w.sample("orderhub_http_io_uring", server.bursts_through_io_uring() ? 1.0 : 0.0); });
 }
 
 void MetricsEndpoint::watch(const ingest::OrderStore& store) {

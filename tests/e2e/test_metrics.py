@@ -163,6 +163,8 @@ eq(value(after, "orderhub_ingest_pipeline_up"), 1, "the ingest pipeline has its 
 eq(value(after, "orderhub_ingest_pipeline_requests_total"), 0, "no load, no request through the pipeline")
 eq(value(after, "orderhub_ingest_pipeline_connections_lost_total"), 0, "the pipeline lost no connection")
 check(value(after, "orderhub_http_connections") >= 1, "open connections (this scrape's)")
+# One network thread, plain HTTP, a host that allows io_uring (the unit tests' burst ring requires it): the ring.
+eq(value(after, "orderhub_http_io_uring"), 1, "the listener's bursts go through io_uring")
 check(delta("orderhub_http_requests_total", route="metrics", status="200") >= 1, "scrapes are counted")
 text = hub.request("GET", "/metrics")[2]
 for secret in (hook.rsplit("/", 1)[1], limited_hook.rsplit("/", 1)[1], "+966500000001"):
@@ -248,7 +250,8 @@ check(value(p1, "orderpos_http_requests_total", route="orders", status="201") >=
 
 hub.stop()
 
-# ORDERHUB_LOG_FORMAT=text: the same lines for humans, key=value.
+# ORDERHUB_LOG_FORMAT=text: the same lines for humans, key=value. With ORDERHUB_IO_URING=off: no ring, said at start
+# and on /metrics.
 probe = socket.socket()
 probe.bind(("127.0.0.1", 0))
 port = probe.getsockname()[1]
@@ -256,6 +259,7 @@ probe.close()
 env = dict(os.environ)
 env.update(henv)
 env["ORDERHUB_LOG_FORMAT"] = "text"
+env["ORDERHUB_IO_URING"] = "off"
 text_hub = subprocess.Popen([HUB, "serve", "--role", "api", "--listen", f"127.0.0.1:{port}"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 try:
@@ -270,6 +274,12 @@ try:
         except OSError:
             time.sleep(0.1)
     eq(answered, 200, "a text-logging hub stores an order")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", "/metrics")
+    _, off_metrics = parse(conn.getresponse().read().decode())
+    conn.close()
+    check(("orderhub_http_io_uring", frozenset()) in off_metrics, "orderhub_http_io_uring reported")
+    eq(value(off_metrics, "orderhub_http_io_uring"), 0, "ORDERHUB_IO_URING=off: no ring")
 finally:
     text_hub.send_signal(signal.SIGTERM)
     err = text_hub.communicate(timeout=15)[1]
@@ -278,6 +288,7 @@ check(any(l.startswith("20") and "route=/webhooks/{key}" in l and "status=200" i
           and "external_id=T-1" in l and f"partner={partner['id']}" in l for l in request_lines),
       f"text log: one key=value request line ({err[-800:]})")
 check(not any(l.startswith("{") for l in err.split("\n")), "text log: no JSON lines")
+check("io_uring is off (--io-uring)" in err, "ORDERHUB_IO_URING=off: said at start")
 check("+966500000001" not in err, "text log: no phone number")
 
 pos.stop()

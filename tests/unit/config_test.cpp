@@ -125,6 +125,22 @@ TEST_CASE("config: missing database URL and bad limits are one-line user errors"
                     common::cli::UserError);
     CHECK_THROWS_AS(common::app::service_config(parse_ok({"--log-format", "xml"}, spec, env), "ORDERHUB"),
                     common::cli::UserError);
+    CHECK_THROWS_WITH(common::app::service_config(parse_ok({"--io-uring", "on"}, spec, env), "ORDERHUB"),
+                      "--io-uring must be 'auto' or 'off', got 'on'");
+}
+
+TEST_CASE("config: io_uring for bursts by default, off by flag or variable", "[config]") {
+    auto spec = common::app::service_options("ORDERHUB", "127.0.0.1:8080");
+    const auto burst = [&](std::vector<std::string> args, std::map<std::string, std::string> vars) {
+        vars["ORDERHUB_DATABASE_URL"] = "x";
+        return common::app::service_config(parse_ok(std::move(args), spec, fake_env(vars)), "ORDERHUB")
+            .limits.burst_sends;
+    };
+    CHECK(burst({}, {}));
+    CHECK(burst({"--io-uring", "auto"}, {}));
+    CHECK_FALSE(burst({"--io-uring", "off"}, {}));
+    CHECK_FALSE(burst({}, {{"ORDERHUB_IO_URING", "off"}}));
+    CHECK(burst({"--io-uring", "auto"}, {{"ORDERHUB_IO_URING", "off"}}));  // the flag over the variable
 }
 
 TEST_CASE("config: help names every option and its variable but no value of a secret", "[config]") {

@@ -753,6 +753,28 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     CHECK(eventually([&] { return echo.srv.server.connections() == kClients - 2; }));
 }
 
+TEST_CASE("server: the burst ring only with one network thread and burst_sends; answered either way", "[http]") {
+    // --io-uring off (burst_sends false) and more than one network thread make no ring, and every answer and read is
+    // a system call of its own; the metric orderhub_http_io_uring reports bursts_through_io_uring().
+    const auto [threads, burst] = GENERATE(table<int, bool>({{1, true}, {1, false}, {2, true}}));
+    CAPTURE(threads, burst);
+    Loop loop(threads);
+    common::http::Limits limits;
+    limits.burst_sends = burst;
+    TestServer srv(loop, echo_request, limits, std::nullopt, threads == 1 ? 1 : 0);
+    // This host allows io_uring (the burst ring's own test requires it), so one thread with bursts has its ring.
+    CHECK(srv.server.bursts_through_io_uring() == (threads == 1 && burst));
+    RawConnection conn(srv.server.port());
+    conn.bound_reads(std::chrono::seconds(20));
+    for (int i = 0; i < 3; ++i) {
+        asio::write(conn.socket,
+                    asio::buffer(std::string_view("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")));
+        const auto res = conn.receive();
+        CHECK(res.result_int() == 200);
+        CHECK(res.body() == "POST /a {}");
+    }
+}
+
 TEST_CASE(
     "burst ring: what one turn queues past the ring's room comes back untried, a read as ECANCELED, a send as "
     "EAGAIN",

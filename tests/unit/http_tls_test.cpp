@@ -313,6 +313,23 @@ TEST_CASE("tls server: reload_tls swaps the certificate for new connections only
     CHECK(send(loop, after, r).response);
 }
 
+TEST_CASE("tls server: one network thread with TLS makes no io_uring ring and answers", "[http]") {
+    // Its records are written and read by the TLS stream, never through the burst ring: none is made, and the
+    // metric that reports it (orderhub_http_io_uring) says 0.
+    const auto& certs = Certs::get();
+    Loop loop(1);
+    TestServer srv(loop, answer_ok, {}, certs.server(), 1);
+    CHECK_FALSE(srv.server.bursts_through_io_uring());
+    Client client(loop.ioc.get_executor());
+    ClientRequest r;
+    r.method = "GET";
+    r.url = srv.url("/", true);
+    r.ca_file = certs.ca();
+    const auto res = send(loop, client, r);
+    REQUIRE(res.response);
+    CHECK(res.response->status == 200);
+}
+
 TEST_CASE("tls server: a plain server ignores reload_tls", "[http]") {
     Loop loop;
     TestServer srv(loop, answer_ok);
