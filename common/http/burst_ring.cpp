@@ -12,13 +12,6 @@
 #include "common/log/log.hpp"
 
 namespace common::http::detail {
-namespace {
-
-/// Room for the sends of one burst: a burst has as many as the requests a group commit answers (tens); a send that
-/// finds the queue full goes out on its own (the server's plain write).
-constexpr unsigned kEntries = 256;
-
-}  // namespace
 
 struct BurstRing::Ring {
     io_uring ring{};
@@ -50,9 +43,9 @@ struct BurstRing::Flush {
     void operator()() { held.take()->flush(); }
 };
 
-std::shared_ptr<BurstRing> BurstRing::open(boost::asio::io_context& io, std::string& why) {
+std::shared_ptr<BurstRing> BurstRing::open(boost::asio::io_context& io, std::string& why, unsigned entries) {
     std::shared_ptr<BurstRing> r(new BurstRing(io));
-    const int rc = io_uring_queue_init(kEntries, &r->ring_->ring, 0);
+    const int rc = io_uring_queue_init(entries, &r->ring_->ring, 0);
     if (rc < 0) {
         why = std::string("io_uring_queue_init: ") + std::strerror(-rc);
         r->ring_.reset();

@@ -70,7 +70,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         // Plain connections only use the ring (TLS records are written and read by the stream's own operations).
         if (one_thread && limits.burst_sends && !tls_files) {
             std::string why;
-            burst_ring = detail::BurstRing::open(io, why);
+            burst_ring = detail::BurstRing::open(io, why, limits.burst_ring_entries);
             if (!burst_ring)
                 log::info("answers and reads take one system call each: io_uring is not available", {{"reason", why}});
         } else if (one_thread && !tls_files) {

@@ -45,6 +45,9 @@ struct Limits {
     /// off`), or without io_uring, each answer is written with its own sendmsg and each read made with its own recvmsg.
     /// Either way an answer the socket does not take at once is finished by an asynchronous write under write_timeout.
     bool burst_sends = true;
+    /// Room of that ring (a power of two): the sends and reads one turn queues past it are each made on their own,
+    /// as without the ring (tests make it small to reach that path).
+    unsigned burst_ring_entries = 256;
 };
 
 /// What a connection reads at once while it waits for its next request. Beast's header limit is soft and its

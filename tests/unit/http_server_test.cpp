@@ -384,11 +384,14 @@ namespace {
 /// the clients' read bound (20 s): a read that waits for an edge that never comes fails the test instead of ending
 /// at the time-out.
 struct OneThreadEcho {
-    explicit OneThreadEcho(bool b) : burst(b), loop(1), srv(loop, echo_request, limits(b), std::nullopt, 1) {}
-    static common::http::Limits limits(bool burst) {
+    /// `ring_entries`: the burst ring's room (Limits::burst_ring_entries).
+    explicit OneThreadEcho(bool b, unsigned ring_entries = common::http::Limits{}.burst_ring_entries)
+        : burst(b), loop(1), srv(loop, echo_request, limits(b, ring_entries), std::nullopt, 1) {}
+    static common::http::Limits limits(bool burst, unsigned ring_entries) {
         common::http::Limits l;
         l.request_timeout = std::chrono::seconds(60);
         l.burst_sends = burst;
+        l.burst_ring_entries = ring_entries;
         return l;
     }
     bool burst;
@@ -701,9 +704,12 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     // The loop is held while every client sends, so that one epoll_wait finds all the sockets readable and, with
     // bursts, one io_uring_enter reads them all (drain_aware_socket.hpp): each session must get its own bytes, a
     // second request behind the first, the rest of a request sent later, the end of a stream with its request and a
-    // reset with its first bytes, and then read on as before.
-    OneThreadEcho echo(GENERATE(true, false));
-    CAPTURE(echo.burst);
+    // reset with its first bytes, and then read on as before. With a ring of two entries, the reads (and the answers)
+    // of one turn past the second come back from the ring untried, and the sessions read (and write) them on their
+    // own (BurstRing::untried: a read's -ECANCELED, a send's -EAGAIN).
+    const auto [burst, ring_entries] = GENERATE(table<bool, unsigned>({{true, 256}, {true, 2}, {false, 256}}));
+    CAPTURE(burst, ring_entries);
+    OneThreadEcho echo(burst, ring_entries);
     constexpr std::size_t kClients = 8;
     std::vector<std::unique_ptr<RawConnection>> clients;
     for (std::size_t k = 0; k < kClients; ++k) {
