@@ -74,7 +74,7 @@ void BurstRing::queue(boost::asio::ip::tcp::socket& socket, msghdr* msg, Handler
     const int fd = socket.native_handle();
     io_uring_sqe* sqe = nullptr;
     // Late completions pending (their slots must stay), a failed submission, or a full queue: done on its own.
-    if (unanswered_ == 0 && !broken_) sqe = io_uring_get_sqe(&ring_->ring);
+    if (unanswered_ == 0 && !broken_.load(std::memory_order_relaxed)) sqe = io_uring_get_sqe(&ring_->ring);
     if (sqe == nullptr) {
         boost::asio::post(io_, boost::asio::append(std::move(handler), untried(receive)));
         return;
@@ -114,7 +114,7 @@ void BurstRing::flush() {
     if (taken < fresh) {
         // The kernel took the queue in order and stopped: what it did not take is never submitted (no further
         // submission on this ring), so it is done on its own (its result stays untried()), and every later one too.
-        broken_ = true;
+        broken_.store(true, std::memory_order_relaxed);
         for (std::size_t k = submitted_ + taken; k < waiters_.size(); ++k) waiters_[k].done = true;
         common::log::warn("answers and reads take one system call each from now: io_uring refused a submission",
                           {{"error", rc < 0 ? std::string(std::strerror(-rc)) : std::string("short submission")}});
@@ -137,10 +137,9 @@ void BurstRing::reap() {
             if (res == -EINVAL || res == -EOPNOTSUPP) {
                 // A kernel whose io_uring lacks the operation or its flags: nothing was sent or read, and from now
                 // on every answer and read goes on its own.
-                if (!broken_)
+                if (!broken_.exchange(true, std::memory_order_relaxed))
                     common::log::warn("answers and reads take one system call each from now: io_uring refused one",
                                       {{"error", std::string(std::strerror(-res))}});
-                broken_ = true;
                 res = untried(waiters_[slot].receive);
             }
             if (waiters_[slot].fd >= 0) waiters_[slot].result = res;  // a closed socket's stays -EBADF
@@ -193,7 +192,7 @@ void BurstRing::abandon() {
     waiters_.clear();
     submitted_ = 0;
     unanswered_ = 0;
-    broken_ = true;  // a send the kernel may still hold: this ring takes no more
+    broken_.store(true, std::memory_order_relaxed);  // a send the kernel may still hold: this ring takes no more
 }
 
 }  // namespace common::http::detail

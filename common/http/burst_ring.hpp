@@ -22,6 +22,7 @@
 
 #include <cerrno>
 
+#include <atomic>
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/io_context.hpp>
@@ -70,6 +71,10 @@ public:
         queue(socket, msg, std::move(handler), true);
     }
 
+    /// False once the ring has stepped aside for good (a failed submission, a kernel that refused an operation):
+    /// every send and read is then made on its own. Any thread.
+    bool in_use() const { return !broken_.load(std::memory_order_relaxed); }
+
 private:
     struct Ring;
     struct Held;
@@ -112,7 +117,9 @@ private:
     std::size_t submitted_ = 0;
     std::size_t unanswered_ = 0;  // submitted, no completion yet
     bool flush_posted_ = false;
-    bool broken_ = false;  // a submission failed: everything after goes back unsent
+    /// A submission failed, or the kernel refused an operation: everything after goes back untried. Read by in_use()
+    /// from any thread.
+    std::atomic<bool> broken_{false};
 };
 
 }  // namespace common::http::detail

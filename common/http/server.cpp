@@ -758,7 +758,7 @@ std::size_t Server::connections() const { return impl_->count.load(); }
 
 std::uint64_t Server::accepted() const { return impl_->accepted.load(); }
 
-bool Server::bursts_through_io_uring() const { return impl_->burst_ring != nullptr; }
+bool Server::bursts_through_io_uring() const { return impl_->burst_ring != nullptr && impl_->burst_ring->in_use(); }
 
 bool Server::tls() const { return impl_->tls_files.has_value(); }
 

@@ -102,7 +102,8 @@ public:
     /// Connections accepted since start() (including refused ones; for tests and metrics).
     std::uint64_t accepted() const;
     /// True when the answers and reads of a burst go through one io_uring system call (Limits::burst_sends, one
-    /// network thread, plain HTTP, and the host allowed io_uring when the server was made).
+    /// network thread, plain HTTP, the host allowed io_uring when the server was made, and the ring has not stepped
+    /// aside since: a failed submission, a kernel that refused an operation).
     bool bursts_through_io_uring() const;
     /// True when the listener speaks TLS.
     bool tls() const;

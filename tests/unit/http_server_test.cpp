@@ -759,7 +759,7 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     CHECK(eventually([&] { return echo.srv.server.connections() == kClients - 2; }));
 }
 
-TEST_CASE("server: the burst ring only with one network thread and burst_sends; answered either way", "[http]") {
+TEST_CASE("server: the burst ring only with one network thread and burst_sends, answered either way", "[http]") {
     // --io-uring off (burst_sends false) and more than one network thread make no ring, and every answer and read is
     // a system call of its own; the metric orderhub_http_io_uring reports bursts_through_io_uring().
     const auto [threads, burst] = GENERATE(table<int, bool>({{1, true}, {1, false}, {2, true}}));
@@ -844,4 +844,52 @@ TEST_CASE(
     while (n < taken) n += client.read_some(asio::buffer(got.data() + n, got.size() - n));
     CHECK(n == 256);
     CHECK(std::string_view(got.data(), n) == std::string(256, 'y'));
+    CHECK(ring->in_use());  // full queues do not make the ring step aside
+}
+
+TEST_CASE("burst ring: an operation the kernel refuses as invalid has the ring step aside for good", "[http]") {
+    // As on a kernel whose io_uring lacks an operation or a flag (EINVAL): the operation comes back untried (a send's
+    // -EAGAIN: the server writes it itself), the ring says it is no longer in use (orderhub_http_io_uring reads
+    // it), and every later operation comes back untried without reaching the kernel. The refusal here: a send with a
+    // control message TCP does not know (tcp_sendmsg answers EINVAL), which the server never sends.
+    using common::http::detail::BurstRing;
+    asio::io_context io(1);
+    std::string why;
+    const auto ring = BurstRing::open(io, why);
+    INFO("io_uring_queue_init refused: " << why);
+    REQUIRE(ring != nullptr);
+    REQUIRE(ring->in_use());
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), 0});
+    asio::ip::tcp::socket client(io);
+    asio::ip::tcp::socket server(io);
+    client.connect(acceptor.local_endpoint());
+    acceptor.accept(server);
+
+    std::array<char, 1> z{'z'};
+    std::array<iovec, 1> one{iovec{z.data(), z.size()}};
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+    msghdr bad{};
+    bad.msg_iov = one.data();
+    bad.msg_iovlen = 1;
+    bad.msg_control = control.data();
+    bad.msg_controllen = control.size();
+    cmsghdr* c = CMSG_FIRSTHDR(&bad);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = 0x7fff;  // no such socket-level message
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    msghdr good{};
+    good.msg_iov = one.data();
+    good.msg_iovlen = 1;
+    int refused = 1000;
+    int after = 1000;
+    asio::post(io, [&] { ring->async_send(server, &bad, [&refused](int r) { refused = r; }); });
+    io.run();
+    CHECK(refused == -EAGAIN);
+    CHECK_FALSE(ring->in_use());
+    io.restart();
+    asio::post(io, [&] { ring->async_send(server, &good, [&after](int r) { after = r; }); });
+    io.run();
+    CHECK(after == -EAGAIN);  // untried: the ring takes nothing more
+    CHECK(server.available() == 0);
+    CHECK(client.available() == 0);  // nothing was sent
 }
