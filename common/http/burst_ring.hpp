@@ -39,13 +39,9 @@ class BurstRing : public std::enable_shared_from_this<BurstRing> {
 public:
     using Handler = boost::asio::any_completion_handler<void(int)>;
 
-    /// Room for the sends and reads of one turn: a burst has as many as the requests a group commit answers or one
-    /// epoll_wait finds readable (tens); one that finds the queue full is done on its own.
-    static constexpr unsigned kEntries = 256;
-
-    /// A ring for the sends and reads of `io` (run by one thread) with room for `entries` (a power of two), or null
-    /// when the host refuses io_uring (`why` says why).
-    static std::shared_ptr<BurstRing> open(boost::asio::io_context& io, std::string& why, unsigned entries = kEntries);
+    /// A ring for the sends and reads of `io` (run by one thread) with room for `entries` of one turn (a power of
+    /// two; the server's Limits::burst_ring_entries), or null when the host refuses io_uring (`why` says why).
+    static std::shared_ptr<BurstRing> open(boost::asio::io_context& io, std::string& why, unsigned entries);
     ~BurstRing();
     BurstRing(const BurstRing&) = delete;
     BurstRing& operator=(const BurstRing&) = delete;

@@ -45,8 +45,9 @@ struct Limits {
     /// off`), or without io_uring, each answer is written with its own sendmsg and each read made with its own recvmsg.
     /// Either way an answer the socket does not take at once is finished by an asynchronous write under write_timeout.
     bool burst_sends = true;
-    /// Room of that ring (a power of two): the sends and reads one turn queues past it are each made on their own,
-    /// as without the ring (tests make it small to reach that path).
+    /// Room of that ring for one turn (a power of two): a burst has as many sends as the requests a group commit
+    /// answers, and as many reads as one epoll_wait finds readable (tens); those one turn queues past it are each made
+    /// on their own, as without the ring (tests make it small to reach that path).
     unsigned burst_ring_entries = 256;
 };
 

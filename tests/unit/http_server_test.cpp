@@ -408,13 +408,16 @@ TEST_CASE("server: a request and the client's end of sending in one go: answered
     // connection until the idle time-out (60 s, past the 20 s bound). A cut that waited for a new epoll edge after a
     // short read missed exactly this
     // (tests/fuzz/regressions/fuzz_http/request-then-fin-in-one-go-closed-after-answer.http). On one thread with
-    // bursts the reads go through the ring, with the same count of what is left.
+    // bursts the reads go through the ring, with the same count of what is left; with more threads, or bursts off
+    // (--io-uring off), there is no ring, which bursts_through_io_uring (the metric orderhub_http_io_uring) says.
     const auto [threads, burst] = GENERATE(table<int, bool>({{2, true}, {1, true}, {1, false}}));
     CAPTURE(threads, burst);
     Loop loop(threads);
     common::http::Limits limits;
     limits.burst_sends = burst;
     TestServer srv(loop, echo_request, limits, std::nullopt, threads == 1 ? 1 : 0);
+    // This host allows io_uring (the burst ring's own tests require it), so one thread with bursts has its ring.
+    CHECK(srv.server.bursts_through_io_uring() == (threads == 1 && burst));
     for (int i = 0; i < 5; ++i) {
         RawConnection conn(srv.server.port());
         conn.bound_reads(std::chrono::seconds(20));
@@ -759,27 +762,29 @@ TEST_CASE("server: requests that arrive in one turn are each read by their own s
     CHECK(eventually([&] { return echo.srv.server.connections() == kClients - 2; }));
 }
 
-TEST_CASE("server: the burst ring only with one network thread and burst_sends, answered either way", "[http]") {
-    // --io-uring off (burst_sends false) and more than one network thread make no ring, and every answer and read is
-    // a system call of its own; the metric orderhub_http_io_uring reports bursts_through_io_uring().
-    const auto [threads, burst] = GENERATE(table<int, bool>({{1, true}, {1, false}, {2, true}}));
-    CAPTURE(threads, burst);
-    Loop loop(threads);
-    common::http::Limits limits;
-    limits.burst_sends = burst;
-    TestServer srv(loop, echo_request, limits, std::nullopt, threads == 1 ? 1 : 0);
-    // This host allows io_uring (the burst ring's own test requires it), so one thread with bursts has its ring.
-    CHECK(srv.server.bursts_through_io_uring() == (threads == 1 && burst));
-    RawConnection conn(srv.server.port());
-    conn.bound_reads(std::chrono::seconds(20));
-    for (int i = 0; i < 3; ++i) {
-        asio::write(conn.socket,
-                    asio::buffer(std::string_view("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")));
-        const auto res = conn.receive();
-        CHECK(res.result_int() == 200);
-        CHECK(res.body() == "POST /a {}");
+namespace {
+
+/// A burst ring of the default room on a one-thread io_context, and a connected pair of loopback sockets on it.
+/// Throws (failing the test) when this host refuses io_uring: the ring's tests need it.
+struct RingPair {
+    asio::io_context io{1};
+    std::shared_ptr<common::http::detail::BurstRing> ring = open(io);
+    asio::ip::tcp::socket client{io};
+    asio::ip::tcp::socket server{io};
+    RingPair() {
+        asio::ip::tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), 0});
+        client.connect(acceptor.local_endpoint());
+        acceptor.accept(server);
     }
-}
+    static std::shared_ptr<common::http::detail::BurstRing> open(asio::io_context& io) {
+        std::string why;
+        auto r = common::http::detail::BurstRing::open(io, why, common::http::Limits{}.burst_ring_entries);
+        if (!r) throw std::runtime_error("io_uring_queue_init refused: " + why);
+        return r;
+    }
+};
+
+}  // namespace
 
 TEST_CASE(
     "burst ring: what one turn queues past the ring's room comes back untried, a read as ECANCELED, a send as "
@@ -787,17 +792,12 @@ TEST_CASE(
     "[http]") {
     // The server reads directly what comes back ECANCELED (drain_aware_socket.hpp, finish) and writes directly what
     // comes back EAGAIN (write_rest): the ring's room (256 entries) is the one limit a burst of a busy turn meets.
-    using common::http::detail::BurstRing;
-    asio::io_context io(1);
-    std::string why;
-    const auto ring = BurstRing::open(io, why);
-    INFO("io_uring_queue_init refused: " << why);
-    REQUIRE(ring != nullptr);
-    asio::ip::tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), 0});
-    asio::ip::tcp::socket client(io);
-    asio::ip::tcp::socket server(io);
-    client.connect(acceptor.local_endpoint());
-    acceptor.accept(server);
+    REQUIRE(common::http::Limits{}.burst_ring_entries == 256);  // the room RingPair gives it
+    RingPair pair;
+    auto& io = pair.io;
+    const auto& ring = pair.ring;
+    auto& client = pair.client;
+    auto& server = pair.server;
     asio::write(client, asio::buffer(std::string_view("x")));
     REQUIRE(eventually([&] { return server.available() == 1; }));
 
@@ -852,18 +852,12 @@ TEST_CASE("burst ring: an operation the kernel refuses as invalid has the ring s
     // -EAGAIN: the server writes it itself), the ring says it is no longer in use (orderhub_http_io_uring reads
     // it), and every later operation comes back untried without reaching the kernel. The refusal here: a send with a
     // control message TCP does not know (tcp_sendmsg answers EINVAL), which the server never sends.
-    using common::http::detail::BurstRing;
-    asio::io_context io(1);
-    std::string why;
-    const auto ring = BurstRing::open(io, why);
-    INFO("io_uring_queue_init refused: " << why);
-    REQUIRE(ring != nullptr);
+    RingPair pair;
+    auto& io = pair.io;
+    const auto& ring = pair.ring;
+    auto& client = pair.client;
+    auto& server = pair.server;
     REQUIRE(ring->in_use());
-    asio::ip::tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), 0});
-    asio::ip::tcp::socket client(io);
-    asio::ip::tcp::socket server(io);
-    client.connect(acceptor.local_endpoint());
-    acceptor.accept(server);
 
     std::array<char, 1> z{'z'};
     std::array<iovec, 1> one{iovec{z.data(), z.size()}};
